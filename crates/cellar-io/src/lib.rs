@@ -1,0 +1,18 @@
+//! All of Cellar's file I/O and time go through this crate, so tests can crash,
+//! corrupt and time-travel: a [`FileSystem`] trait with a local implementation
+//! ([`LocalFs`]), an in-memory one ([`MemoryFs`]) and a fault-injecting one ([`FaultFs`]),
+//! and a [`Clock`] trait with a system and a manual clock.
+
+mod clock;
+mod error;
+mod fault;
+mod fs;
+mod local;
+mod memory;
+
+pub use clock::{Clock, ManualClock, SystemClock};
+pub use error::{IoError, Result};
+pub use fault::FaultFs;
+pub use fs::{read_all, FileSystem, ReadableFile, WritableFile};
+pub use local::LocalFs;
+pub use memory::MemoryFs;

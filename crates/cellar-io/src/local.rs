@@ -1,0 +1,188 @@
+//! The local file system, through `std::fs`.
+
+use std::fs::{File, OpenOptions};
+use std::io::{BufWriter, Write};
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::error::{IoError, Result};
+use crate::fs::{FileSystem, ReadableFile, WritableFile};
+
+/// The operating system's file system.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct LocalFs;
+
+impl LocalFs {
+    pub fn new() -> LocalFs {
+        LocalFs
+    }
+}
+
+struct LocalWritable {
+    path: PathBuf,
+    writer: BufWriter<File>,
+    len: u64,
+}
+
+impl WritableFile for LocalWritable {
+    fn append(&mut self, data: &[u8]) -> Result<()> {
+        self.writer
+            .write_all(data)
+            .map_err(|e| IoError::os("write", &self.path, e))?;
+        self.len += data.len() as u64;
+        Ok(())
+    }
+
+    fn flush(&mut self) -> Result<()> {
+        self.writer
+            .flush()
+            .map_err(|e| IoError::os("flush", &self.path, e))
+    }
+
+    fn sync(&mut self) -> Result<()> {
+        self.flush()?;
+        self.writer
+            .get_ref()
+            .sync_data()
+            .map_err(|e| IoError::os("fsync", &self.path, e))
+    }
+
+    fn len(&self) -> u64 {
+        self.len
+    }
+}
+
+struct LocalReadable {
+    path: PathBuf,
+    file: File,
+    len: u64,
+}
+
+impl ReadableFile for LocalReadable {
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<()> {
+        let end = offset.checked_add(buf.len() as u64);
+        if end.is_none_or(|end| end > self.len) {
+            return Err(IoError::ShortRead {
+                path: self.path.clone(),
+                offset,
+                len: buf.len(),
+                file_len: self.len,
+            });
+        }
+        self.file
+            .read_exact_at(buf, offset)
+            .map_err(|e| IoError::os("read", &self.path, e))
+    }
+
+    fn len(&self) -> u64 {
+        self.len
+    }
+
+    fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl FileSystem for LocalFs {
+    fn create(&self, path: &Path) -> Result<Box<dyn WritableFile>> {
+        let file = OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(path)
+            .map_err(|e| IoError::os("create", path, e))?;
+        Ok(Box::new(LocalWritable {
+            path: path.to_path_buf(),
+            writer: BufWriter::with_capacity(64 * 1024, file),
+            len: 0,
+        }))
+    }
+
+    fn open(&self, path: &Path) -> Result<Arc<dyn ReadableFile>> {
+        let file = File::open(path).map_err(|e| IoError::os("open", path, e))?;
+        let len = file
+            .metadata()
+            .map_err(|e| IoError::os("stat", path, e))?
+            .len();
+        Ok(Arc::new(LocalReadable {
+            path: path.to_path_buf(),
+            file,
+            len,
+        }))
+    }
+
+    fn exists(&self, path: &Path) -> bool {
+        path.exists()
+    }
+
+    fn remove_file(&self, path: &Path) -> Result<()> {
+        std::fs::remove_file(path).map_err(|e| IoError::os("remove", path, e))
+    }
+
+    fn rename(&self, from: &Path, to: &Path) -> Result<()> {
+        std::fs::rename(from, to).map_err(|e| IoError::os("rename", from, e))
+    }
+
+    fn create_dir_all(&self, path: &Path) -> Result<()> {
+        std::fs::create_dir_all(path).map_err(|e| IoError::os("mkdir", path, e))
+    }
+
+    fn list_dir(&self, path: &Path) -> Result<Vec<PathBuf>> {
+        let mut out = Vec::new();
+        for entry in std::fs::read_dir(path).map_err(|e| IoError::os("list", path, e))? {
+            out.push(entry.map_err(|e| IoError::os("list", path, e))?.path());
+        }
+        out.sort();
+        Ok(out)
+    }
+
+    fn sync_dir(&self, path: &Path) -> Result<()> {
+        File::open(path)
+            .and_then(|d| d.sync_all())
+            .map_err(|e| IoError::os("fsync dir", path, e))
+    }
+
+    fn file_len(&self, path: &Path) -> Result<u64> {
+        Ok(std::fs::metadata(path)
+            .map_err(|e| IoError::os("stat", path, e))?
+            .len())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fs::read_all;
+
+    #[test]
+    fn write_read_rename_list() {
+        let dir = tempfile::tempdir().unwrap();
+        let fs = LocalFs::new();
+        let sub = dir.path().join("a/b");
+        fs.create_dir_all(&sub).unwrap();
+        let p = sub.join("x");
+        let mut w = fs.create(&p).unwrap();
+        w.append(b"hello ").unwrap();
+        w.append(b"world").unwrap();
+        assert_eq!(w.len(), 11);
+        w.sync().unwrap();
+        drop(w);
+        assert_eq!(read_all(&fs, &p).unwrap(), b"hello world");
+        let r = fs.open(&p).unwrap();
+        let mut buf = [0u8; 5];
+        r.read_at(6, &mut buf).unwrap();
+        assert_eq!(&buf, b"world");
+        assert!(matches!(
+            r.read_at(8, &mut buf),
+            Err(IoError::ShortRead { .. })
+        ));
+        let q = sub.join("y");
+        fs.rename(&p, &q).unwrap();
+        fs.sync_dir(&sub).unwrap();
+        assert_eq!(fs.list_dir(&sub).unwrap(), vec![q.clone()]);
+        assert_eq!(fs.file_len(&q).unwrap(), 11);
+        fs.remove_file(&q).unwrap();
+        assert!(matches!(fs.open(&q), Err(IoError::NotFound { .. })));
+    }
+}

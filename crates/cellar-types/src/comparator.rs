@@ -1,0 +1,108 @@
+//! HBase's cell sort order (`CellComparatorImpl`, non-meta tables): row ascending, the
+//! "last on row" sentinel, family, qualifier ascending, timestamp descending, type
+//! descending, then sequence id descending.
+
+use std::cmp::Ordering;
+
+use crate::cell::Cell;
+use crate::key::KeyRef;
+
+/// Unsigned lexicographic comparison of rows (a shorter prefix sorts first).
+pub fn compare_rows(a: &[u8], b: &[u8]) -> Ordering {
+    a.cmp(b)
+}
+
+/// Compares two keys, ignoring sequence ids.
+pub fn compare_keys(a: &KeyRef<'_>, b: &KeyRef<'_>) -> Ordering {
+    let rows = compare_rows(a.row, b.row);
+    if rows != Ordering::Equal {
+        return rows;
+    }
+    compare_without_row(a, b)
+}
+
+fn compare_without_row(a: &KeyRef<'_>, b: &KeyRef<'_>) -> Ordering {
+    // A Minimum-typed key with no family and no qualifier is "last on row".
+    if a.family.is_empty() && a.qualifier.is_empty() && a.type_code == 0 {
+        return Ordering::Greater;
+    }
+    if b.family.is_empty() && b.qualifier.is_empty() && b.type_code == 0 {
+        return Ordering::Less;
+    }
+    a.family
+        .cmp(b.family)
+        .then_with(|| a.qualifier.cmp(b.qualifier))
+        .then_with(|| b.timestamp.cmp(&a.timestamp))
+        .then_with(|| b.type_code.cmp(&a.type_code))
+}
+
+/// Compares two cells: keys first, then sequence id descending (later writes first).
+pub fn compare_cells(a: &Cell, b: &Cell) -> Ordering {
+    compare_keys(&a.key_ref(), &b.key_ref()).then_with(|| b.seq_id().cmp(&a.seq_id()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cell::CellType;
+
+    fn c(row: &str, fam: &str, q: &str, ts: i64, t: CellType, seq: u64) -> Cell {
+        Cell::new(row, fam, q, ts, t, "").unwrap().with_seq_id(seq)
+    }
+
+    #[test]
+    fn order_follows_hbase() {
+        let mut cells = vec![
+            c("b", "f", "a", 1, CellType::Put, 1),
+            c("a", "g", "a", 1, CellType::Put, 1),
+            c("a", "f", "b", 1, CellType::Put, 1),
+            c("a", "f", "a", 1, CellType::Put, 1),
+            c("a", "f", "a", 2, CellType::Put, 1),
+            c("a", "f", "a", 2, CellType::Delete, 1),
+            c("a", "f", "a", 2, CellType::Put, 9),
+            c("a", "f", "", 2, CellType::DeleteFamily, 1),
+            c("ab", "f", "a", 1, CellType::Put, 1),
+        ];
+        cells.sort();
+        let got: Vec<_> = cells
+            .iter()
+            .map(|c| {
+                format!(
+                    "{}/{}:{}/{}/{}/{}",
+                    String::from_utf8_lossy(c.row()),
+                    String::from_utf8_lossy(c.family()),
+                    String::from_utf8_lossy(c.qualifier()),
+                    c.timestamp(),
+                    c.cell_type().name(),
+                    c.seq_id()
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                "a/f:/2/DeleteFamily/1",
+                "a/f:a/2/Delete/1",
+                "a/f:a/2/Put/9",
+                "a/f:a/2/Put/1",
+                "a/f:a/1/Put/1",
+                "a/f:b/1/Put/1",
+                "a/g:a/1/Put/1",
+                "ab/f:a/1/Put/1",
+                "b/f:a/1/Put/1",
+            ]
+        );
+    }
+
+    #[test]
+    fn last_on_row_sorts_after_every_cell_of_its_row() {
+        let cell = c("r", "zzz", "zzz", i64::MIN, CellType::Minimum, 0);
+        let last = KeyRef::last_on_row(b"r");
+        assert_eq!(compare_keys(&cell.key_ref(), &last), Ordering::Less);
+        assert_eq!(compare_keys(&last, &cell.key_ref()), Ordering::Greater);
+        let next_row = KeyRef::first_on_row(b"r\0");
+        assert_eq!(compare_keys(&last, &next_row), Ordering::Less);
+        let first = KeyRef::first_on_row(b"r");
+        assert_eq!(compare_keys(&first, &cell.key_ref()), Ordering::Less);
+    }
+}

@@ -1,0 +1,15 @@
+//! The cell model shared by every Cellar crate: cells keyed by
+//! (row, family, qualifier, timestamp, type), their KeyValue serialization,
+//! their sort order, and the binary escaping used by tools. No I/O here.
+
+mod cell;
+mod comparator;
+mod error;
+mod escape;
+mod key;
+
+pub use cell::{Cell, CellType, LATEST_TIMESTAMP, MAX_FAMILY_LEN, MAX_ROW_LEN};
+pub use comparator::{compare_cells, compare_keys, compare_rows};
+pub use error::{Result, TypesError};
+pub use escape::{from_string_binary, to_string_binary};
+pub use key::{KeyRef, KEY_INFRASTRUCTURE_SIZE};
