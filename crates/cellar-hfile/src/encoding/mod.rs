@@ -1,0 +1,334 @@
+//! Data block encodings (§4): how the cells of one data block are laid out before
+//! compression. Ids are stored as a 2-byte short at the start of an encoded block
+//! (`DATABLKE`); NONE blocks (`DATABLK*`) carry no id.
+
+mod diff;
+mod fast_diff;
+mod none;
+mod prefix;
+mod row_index;
+
+use cellar_types::{Cell, CellType};
+
+use crate::bytes::{put_cint, put_vlong, vlong_size, Reader};
+use crate::error::{HFileError, Result};
+
+/// The per-file facts every encoder needs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CellFormat {
+    /// Every cell carries a tags length (v3 files with `MAX_TAGS_LEN`).
+    pub includes_tags: bool,
+    /// Every cell is followed by its sequence id as a VLong (`KEY_VALUE_VERSION` = 1).
+    pub includes_mvcc: bool,
+}
+
+/// A data block encoding, by HBase's id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DataBlockEncoding {
+    None,
+    Prefix,
+    Diff,
+    FastDiff,
+    RowIndexV1,
+}
+
+impl DataBlockEncoding {
+    pub const ALL: [DataBlockEncoding; 5] = [
+        DataBlockEncoding::None,
+        DataBlockEncoding::Prefix,
+        DataBlockEncoding::Diff,
+        DataBlockEncoding::FastDiff,
+        DataBlockEncoding::RowIndexV1,
+    ];
+
+    pub fn id(self) -> i16 {
+        match self {
+            DataBlockEncoding::None => 0,
+            DataBlockEncoding::Prefix => 2,
+            DataBlockEncoding::Diff => 3,
+            DataBlockEncoding::FastDiff => 4,
+            DataBlockEncoding::RowIndexV1 => 7,
+        }
+    }
+
+    pub fn from_id(id: i16) -> Result<DataBlockEncoding> {
+        Ok(match id {
+            0 => DataBlockEncoding::None,
+            2 => DataBlockEncoding::Prefix,
+            3 => DataBlockEncoding::Diff,
+            4 => DataBlockEncoding::FastDiff,
+            7 => DataBlockEncoding::RowIndexV1,
+            1 | 5 | 6 => {
+                return Err(HFileError::Unsupported {
+                    what: format!("data block encoding id {id}"),
+                })
+            }
+            _ => {
+                return Err(HFileError::corrupt(
+                    0,
+                    format!("unknown data block encoding id {id}"),
+                ))
+            }
+        })
+    }
+
+    /// HBase's attribute value (`FAST_DIFF`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            DataBlockEncoding::None => "NONE",
+            DataBlockEncoding::Prefix => "PREFIX",
+            DataBlockEncoding::Diff => "DIFF",
+            DataBlockEncoding::FastDiff => "FAST_DIFF",
+            DataBlockEncoding::RowIndexV1 => "ROW_INDEX_V1",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<DataBlockEncoding> {
+        Self::ALL
+            .into_iter()
+            .find(|e| e.name().eq_ignore_ascii_case(name))
+    }
+
+    /// Encodes sorted cells into a block payload (with the id when not NONE).
+    pub fn encode(self, cells: &[Cell], fmt: CellFormat) -> Vec<u8> {
+        let mut out =
+            Vec::with_capacity(cells.iter().map(|c| c.serialized_size(true)).sum::<usize>() + 16);
+        if self != DataBlockEncoding::None {
+            out.extend_from_slice(&self.id().to_be_bytes());
+        }
+        match self {
+            DataBlockEncoding::None => none::encode(cells, fmt, &mut out),
+            DataBlockEncoding::RowIndexV1 => row_index::encode(cells, fmt, &mut out),
+            DataBlockEncoding::Prefix | DataBlockEncoding::Diff | DataBlockEncoding::FastDiff => {
+                let size_at = out.len();
+                out.extend_from_slice(&0i32.to_be_bytes());
+                let unencoded = match self {
+                    DataBlockEncoding::Prefix => prefix::encode(cells, fmt, &mut out),
+                    DataBlockEncoding::Diff => diff::encode(cells, fmt, &mut out),
+                    _ => fast_diff::encode(cells, fmt, &mut out),
+                };
+                out[size_at..size_at + 4].copy_from_slice(&(unencoded as i32).to_be_bytes());
+            }
+        }
+        out
+    }
+
+    /// Decodes a block payload. `encoded` says whether it came from a `DATABLKE` block
+    /// (which starts with the encoding id); `offset` is the block offset, for errors.
+    pub fn decode(
+        payload: &[u8],
+        encoded: bool,
+        fmt: CellFormat,
+        offset: u64,
+    ) -> Result<Vec<Cell>> {
+        let mut r = Reader::new(payload, offset);
+        let encoding = if encoded {
+            DataBlockEncoding::from_id(r.u16()? as i16).map_err(|e| with_offset(e, offset))?
+        } else {
+            DataBlockEncoding::None
+        };
+        let body = &payload[r.pos()..];
+        let cells = match encoding {
+            DataBlockEncoding::None => none::decode(body, fmt, offset),
+            DataBlockEncoding::RowIndexV1 => row_index::decode(body, fmt, offset),
+            DataBlockEncoding::Prefix => prefix::decode(skip_size(body, offset)?, fmt, offset),
+            DataBlockEncoding::Diff => diff::decode(skip_size(body, offset)?, fmt, offset),
+            DataBlockEncoding::FastDiff => fast_diff::decode(skip_size(body, offset)?, fmt, offset),
+        };
+        cells.map_err(|e| match e {
+            HFileError::Cell(t) => {
+                HFileError::corrupt(offset, format!("bad cell in data block: {t}"))
+            }
+            e => e,
+        })
+    }
+
+    /// The encoding id of an encoded block payload.
+    pub fn of_payload(payload: &[u8], offset: u64) -> Result<DataBlockEncoding> {
+        let mut r = Reader::new(payload, offset);
+        DataBlockEncoding::from_id(r.u16()? as i16).map_err(|e| with_offset(e, offset))
+    }
+}
+
+fn with_offset(e: HFileError, offset: u64) -> HFileError {
+    match e {
+        HFileError::Corrupt { reason, .. } => HFileError::Corrupt { offset, reason },
+        e => e,
+    }
+}
+
+fn skip_size(body: &[u8], offset: u64) -> Result<&[u8]> {
+    body.get(4..)
+        .ok_or_else(|| HFileError::corrupt(offset, "encoded block missing its unencoded size"))
+}
+
+/// The cell's KeyValue size as counted by the encoders' `unencodedSize`.
+fn unencoded_size(cell: &Cell, fmt: CellFormat) -> usize {
+    cell.serialized_size(fmt.includes_tags)
+        + if fmt.includes_mvcc {
+            vlong_size(cell.seq_id() as i64)
+        } else {
+            0
+        }
+}
+
+/// Writes what follows each cell in the buffered encoders: tags (7-bit length, then
+/// bytes) and the sequence id.
+fn after_cell(cell: &Cell, fmt: CellFormat, out: &mut Vec<u8>) {
+    if fmt.includes_tags {
+        put_cint(out, cell.tags().len());
+        out.extend_from_slice(cell.tags());
+    }
+    if fmt.includes_mvcc {
+        put_vlong(out, cell.seq_id() as i64);
+    }
+}
+
+/// Reads what follows each cell in the buffered encoders: (tags, seq id).
+fn read_after_cell<'a>(r: &mut Reader<'a>, fmt: CellFormat) -> Result<(&'a [u8], u64)> {
+    let tags = if fmt.includes_tags {
+        let n = r.cint()?;
+        r.bytes(n)?
+    } else {
+        &[]
+    };
+    let seq = if fmt.includes_mvcc {
+        r.vlong()? as u64
+    } else {
+        0
+    };
+    Ok((tags, seq))
+}
+
+/// Common prefix length of two byte strings.
+fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    a.iter().zip(b).take_while(|(x, y)| x == y).count()
+}
+
+/// `findCommonPrefixInFlatKey(cur, prev, bypassFamilyCheck = true, withTsType)`: the shared
+/// prefix of two flat keys of the same family.
+fn flat_key_common(cur: &Cell, prev: &Cell, with_ts_type: bool) -> usize {
+    let (r1, r2) = (cur.row().len() as u16, prev.row().len() as u16);
+    if r1 != r2 {
+        return common_prefix(&r1.to_be_bytes(), &r2.to_be_bytes());
+    }
+    let row_common = common_prefix(cur.row(), prev.row());
+    let mut common = 2 + row_common;
+    if row_common != cur.row().len() {
+        return common;
+    }
+    common += 1 + cur.family().len();
+    let q_common = common_prefix(cur.qualifier(), prev.qualifier());
+    common += q_common;
+    if !with_ts_type || cur.qualifier().len().max(prev.qualifier().len()) != q_common {
+        return common;
+    }
+    let ts_common = common_prefix(
+        &cur.timestamp().to_be_bytes(),
+        &prev.timestamp().to_be_bytes(),
+    );
+    common += ts_common;
+    if ts_common != 8 {
+        return common;
+    }
+    if cur.cell_type() == prev.cell_type() {
+        common += 1;
+    }
+    common
+}
+
+/// Writes the row part of a key past `common` bytes of `rowLen|row`, then the whole
+/// qualifier (family omitted): `writeRowKeyExcludingCommon` + `writeQualifier`.
+fn write_row_then_qualifier(cell: &Cell, common: usize, out: &mut Vec<u8>) {
+    let len = (cell.row().len() as u16).to_be_bytes();
+    let skip = match common {
+        0 => {
+            out.extend_from_slice(&len);
+            0
+        }
+        1 => {
+            out.push(len[1]);
+            0
+        }
+        c => c - 2,
+    };
+    out.extend_from_slice(&cell.row()[skip.min(cell.row().len())..]);
+    out.extend_from_slice(cell.qualifier());
+}
+
+/// The decoded coordinates of the previous cell, used by DIFF and FAST_DIFF.
+#[derive(Debug, Clone, Default)]
+struct PrevKey {
+    row: Vec<u8>,
+    family: Vec<u8>,
+    qualifier: Vec<u8>,
+    timestamp: i64,
+    type_code: u8,
+    key_len: usize,
+    value_len: usize,
+}
+
+/// Reads row and qualifier of a DIFF / FAST_DIFF cell given `common` bytes shared with
+/// `prev` and the cell's key length. Returns (row, qualifier).
+fn read_row_and_qualifier(
+    r: &mut Reader<'_>,
+    prev: &PrevKey,
+    common: usize,
+    key_len: usize,
+) -> Result<(Vec<u8>, Vec<u8>)> {
+    let corrupt = |why: &str| HFileError::corrupt(0, format!("encoded cell: {why}"));
+    let fam = prev.family.len();
+    if common < prev.row.len() + 2 {
+        let prev_len = (prev.row.len() as u16).to_be_bytes();
+        let row_len = match common {
+            0 => r.u16()? as usize,
+            1 => u16::from_be_bytes([prev_len[0], r.u8()?]) as usize,
+            _ => prev.row.len(),
+        };
+        let kept = common.saturating_sub(2);
+        if kept > row_len || kept > prev.row.len() {
+            return Err(corrupt("common prefix longer than the row"));
+        }
+        let mut row = Vec::with_capacity(row_len);
+        row.extend_from_slice(&prev.row[..kept]);
+        row.extend_from_slice(r.bytes(row_len - kept)?);
+        let q_len = key_len
+            .checked_sub(12 + row_len + fam)
+            .ok_or_else(|| corrupt("key length too short for its row"))?;
+        let qualifier = r.bytes(q_len)?.to_vec();
+        Ok((row, qualifier))
+    } else {
+        let q_common = common
+            .checked_sub(2 + prev.row.len() + 1 + fam)
+            .filter(|q| *q <= prev.qualifier.len())
+            .ok_or_else(|| corrupt("common prefix inconsistent with the previous key"))?;
+        let q_len = key_len
+            .checked_sub(12 + prev.row.len() + fam)
+            .filter(|q| *q >= q_common)
+            .ok_or_else(|| corrupt("key length too short for its row"))?;
+        let mut qualifier = Vec::with_capacity(q_len);
+        qualifier.extend_from_slice(&prev.qualifier[..q_common]);
+        qualifier.extend_from_slice(r.bytes(q_len - q_common)?);
+        Ok((prev.row.clone(), qualifier))
+    }
+}
+
+fn make_cell(prev: &PrevKey, value: &[u8], tags: &[u8], seq: u64) -> Result<Cell> {
+    let cell = Cell::new(
+        prev.row.clone(),
+        prev.family.clone(),
+        prev.qualifier.clone(),
+        prev.timestamp,
+        CellType::from_code(prev.type_code)?,
+        value.to_vec(),
+    )?
+    .with_seq_id(seq);
+    if tags.is_empty() {
+        Ok(cell)
+    } else {
+        Ok(cell.with_tags(tags.to_vec())?)
+    }
+}
+
+#[cfg(test)]
+mod tests;

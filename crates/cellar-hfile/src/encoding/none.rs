@@ -1,0 +1,40 @@
+//! NONE (§4.2): cells as KeyValues, each followed by a u16 tags length and tags (when
+//! the file has tags) and the sequence id as a VLong (when it has mvcc).
+
+use cellar_types::Cell;
+
+use super::CellFormat;
+use crate::bytes::{put_vlong, Reader};
+use crate::error::Result;
+
+pub(super) fn encode_cell(cell: &Cell, fmt: CellFormat, out: &mut Vec<u8>) {
+    cell.write_key_value(out, fmt.includes_tags);
+    if fmt.includes_mvcc {
+        put_vlong(out, cell.seq_id() as i64);
+    }
+}
+
+pub(super) fn encode(cells: &[Cell], fmt: CellFormat, out: &mut Vec<u8>) {
+    for cell in cells {
+        encode_cell(cell, fmt, out);
+    }
+}
+
+pub(super) fn decode(body: &[u8], fmt: CellFormat, offset: u64) -> Result<Vec<Cell>> {
+    let mut cells = Vec::new();
+    let mut pos = 0;
+    while pos < body.len() {
+        let (cell, used) = Cell::read_key_value(&body[pos..], fmt.includes_tags)?;
+        pos += used;
+        let cell = if fmt.includes_mvcc {
+            let mut r = Reader::new(&body[pos..], offset);
+            let seq = r.vlong()?;
+            pos += r.pos();
+            cell.with_seq_id(seq as u64)
+        } else {
+            cell
+        };
+        cells.push(cell);
+    }
+    Ok(cells)
+}

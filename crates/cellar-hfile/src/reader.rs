@@ -1,0 +1,456 @@
+//! Opens a store file: trailer, load-on-open section (root index, meta index, file
+//! info, bloom metas), then blocks on demand through the shared block cache.
+
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use cellar_io::{FileSystem, ReadableFile};
+use cellar_types::KeyRef;
+
+use crate::block::{read_block, Block, BlockType};
+use crate::bloom::{BloomMeta, BloomType};
+use crate::cache::{BlockCache, Cached, DataBlock};
+use crate::compression::Compression;
+use crate::encoding::{CellFormat, DataBlockEncoding};
+use crate::error::{HFileError, Result};
+use crate::file_info::{self as fi, FileInfo};
+use crate::index::{parse_mid_key, parse_non_root, parse_root, search, IndexEntry, MidKeyMetadata};
+use crate::scanner::Scanner;
+use crate::trailer::{Trailer, TRAILER_SIZE};
+
+static NEXT_FILE_ID: AtomicU64 = AtomicU64::new(1);
+
+/// An open store file. Shareable between threads; each scan takes a [`Scanner`].
+pub struct HFileReader {
+    file: Arc<dyn ReadableFile>,
+    id: u64,
+    trailer: Trailer,
+    info: FileInfo,
+    root: Vec<IndexEntry>,
+    mid_key_meta: Option<MidKeyMetadata>,
+    meta_index: Vec<IndexEntry>,
+    fmt: CellFormat,
+    compression: Compression,
+    blocks_end: u64,
+    bloom: Option<(BloomType, BloomMeta)>,
+    delete_bloom: Option<BloomMeta>,
+    cache: Option<Arc<BlockCache>>,
+}
+
+impl std::fmt::Debug for HFileReader {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HFileReader")
+            .field("path", &self.file.path())
+            .field("entries", &self.trailer.entry_count)
+            .finish()
+    }
+}
+
+impl HFileReader {
+    /// Opens `path` on `fs`.
+    pub fn open(
+        fs: &dyn FileSystem,
+        path: &Path,
+        cache: Option<Arc<BlockCache>>,
+    ) -> Result<HFileReader> {
+        HFileReader::open_file(fs.open(path)?, cache)
+    }
+
+    /// Opens an already open file.
+    pub fn open_file(
+        file: Arc<dyn ReadableFile>,
+        cache: Option<Arc<BlockCache>>,
+    ) -> Result<HFileReader> {
+        let trailer = Trailer::read(file.as_ref())?;
+        let compression =
+            Compression::from_ordinal(trailer.compression_codec).ok_or_else(|| {
+                HFileError::corrupt(
+                    0,
+                    format!("unknown compression ordinal {}", trailer.compression_codec),
+                )
+            })?;
+        if !compression.is_supported() {
+            return Err(HFileError::Unsupported {
+                what: format!("compression codec {}", compression.name()),
+            });
+        }
+        if trailer.encryption_key.is_some() {
+            return Err(HFileError::Unsupported {
+                what: "encrypted store files".into(),
+            });
+        }
+        let blocks_end = file.len() - TRAILER_SIZE as u64;
+        let read = |offset: u64| read_block(file.as_ref(), offset, blocks_end, compression);
+
+        // Root data index, then the meta index, then file info and bloom metas.
+        let root_block = read(trailer.load_on_open_offset)?;
+        expect_type(&root_block, BlockType::RootIndex)?;
+        let (root, rest) = parse_root(
+            &root_block.payload,
+            trailer.data_index_count as usize,
+            root_block.offset,
+        )?;
+        let mid_key_meta = if trailer.num_data_index_levels > 1 {
+            parse_mid_key(rest, root_block.offset)?
+        } else {
+            None
+        };
+        let mut offset = root_block.offset + root_block.header.on_disk_size_with_header();
+        let meta_block = read(offset)?;
+        expect_type(&meta_block, BlockType::RootIndex)?;
+        let (meta_index, _) = parse_root(
+            &meta_block.payload,
+            trailer.meta_index_count as usize,
+            meta_block.offset,
+        )?;
+        offset += meta_block.header.on_disk_size_with_header();
+        let mut info = None;
+        let mut bloom_meta = None;
+        let mut delete_bloom = None;
+        while offset < blocks_end {
+            let b = read(offset)?;
+            match b.header.block_type {
+                BlockType::FileInfo => {
+                    if b.offset != trailer.file_info_offset {
+                        return Err(HFileError::corrupt(
+                            b.offset,
+                            "file info block is not where the trailer says",
+                        ));
+                    }
+                    info = Some(FileInfo::decode(&b.payload, b.offset)?)
+                }
+                BlockType::GeneralBloomMeta => {
+                    bloom_meta = Some(BloomMeta::parse(&b.payload, b.offset)?)
+                }
+                BlockType::DeleteFamilyBloomMeta => {
+                    delete_bloom = Some(BloomMeta::parse(&b.payload, b.offset)?)
+                }
+                _ => {}
+            }
+            offset += b.header.on_disk_size_with_header();
+        }
+        let info = info
+            .ok_or_else(|| HFileError::corrupt(trailer.file_info_offset, "no file info block"))?;
+        let includes_tags = info.get(fi::MAX_TAGS_LEN).is_some();
+        let includes_mvcc = info.get_i32(fi::KEY_VALUE_VERSION) == Some(1);
+        let tags_compressed = info
+            .get(fi::TAGS_COMPRESSED)
+            .is_some_and(|v| v.first() == Some(&1));
+        if includes_tags && tags_compressed && info.get_i32(fi::MAX_TAGS_LEN).unwrap_or(0) > 0 {
+            return Err(HFileError::Unsupported {
+                what: "dictionary-compressed tags".into(),
+            });
+        }
+        let bloom = match bloom_meta {
+            Some(meta) => {
+                let name = info
+                    .get(fi::BLOOM_FILTER_TYPE)
+                    .map(|v| String::from_utf8_lossy(v).into_owned());
+                let prefix = info
+                    .get_i32(fi::BLOOM_PARAM)
+                    .and_then(|n| usize::try_from(n).ok());
+                let t = name
+                    .as_deref()
+                    .and_then(|n| BloomType::from_name(n, prefix))
+                    .unwrap_or(BloomType::Row);
+                (t != BloomType::None).then_some((t, meta))
+            }
+            None => None,
+        };
+        Ok(HFileReader {
+            id: NEXT_FILE_ID.fetch_add(1, Ordering::Relaxed),
+            file,
+            trailer,
+            info,
+            root,
+            mid_key_meta,
+            meta_index,
+            fmt: CellFormat {
+                includes_tags,
+                includes_mvcc,
+            },
+            compression,
+            blocks_end,
+            bloom,
+            delete_bloom,
+            cache,
+        })
+    }
+
+    /// The file's identity in the block cache.
+    pub fn id(&self) -> u64 {
+        self.id
+    }
+    pub fn path(&self) -> &Path {
+        self.file.path()
+    }
+    pub fn trailer(&self) -> &Trailer {
+        &self.trailer
+    }
+    pub fn file_info(&self) -> &FileInfo {
+        &self.info
+    }
+    pub fn entry_count(&self) -> u64 {
+        self.trailer.entry_count
+    }
+    pub fn file_size(&self) -> u64 {
+        self.file.len()
+    }
+    pub fn compression(&self) -> Compression {
+        self.compression
+    }
+    pub fn cell_format(&self) -> CellFormat {
+        self.fmt
+    }
+    pub fn root_index(&self) -> &[IndexEntry] {
+        &self.root
+    }
+    pub fn meta_index(&self) -> &[IndexEntry] {
+        &self.meta_index
+    }
+    pub fn bloom(&self) -> Option<&(BloomType, BloomMeta)> {
+        self.bloom.as_ref()
+    }
+    pub fn delete_family_bloom(&self) -> Option<&BloomMeta> {
+        self.delete_bloom.as_ref()
+    }
+    pub fn cache(&self) -> Option<&Arc<BlockCache>> {
+        self.cache.as_ref()
+    }
+
+    /// The data block encoding named in the file info.
+    pub fn data_block_encoding(&self) -> Result<DataBlockEncoding> {
+        match self.info.get(fi::DATA_BLOCK_ENCODING) {
+            None => Ok(DataBlockEncoding::None),
+            Some(v) => {
+                let name = String::from_utf8_lossy(v);
+                DataBlockEncoding::from_name(&name).ok_or_else(|| HFileError::Unsupported {
+                    what: format!("data block encoding {name}"),
+                })
+            }
+        }
+    }
+
+    /// The last key of the file (file info LASTKEY).
+    pub fn last_key(&self) -> Option<&[u8]> {
+        self.info.get(fi::LASTKEY)
+    }
+
+    /// True when the file has at least one data block.
+    pub fn has_data(&self) -> bool {
+        self.trailer.entry_count > 0 && self.trailer.first_data_block_offset < self.blocks_end
+    }
+
+    /// Reads a block (through the cache).
+    pub fn block_at(&self, offset: u64) -> Result<Arc<Block>> {
+        if let Some(Cached::Raw(b)) = self.cache.as_ref().and_then(|c| c.get(self.id, offset)) {
+            return Ok(b);
+        }
+        let b = Arc::new(read_block(
+            self.file.as_ref(),
+            offset,
+            self.blocks_end,
+            self.compression,
+        )?);
+        if let Some(c) = &self.cache {
+            c.insert(self.id, offset, Cached::Raw(b.clone()));
+        }
+        Ok(b)
+    }
+
+    /// Reads and decodes the data block at `offset` (through the cache).
+    pub fn data_block_at(&self, offset: u64) -> Result<Arc<DataBlock>> {
+        if let Some(Cached::Data(d)) = self.cache.as_ref().and_then(|c| c.get(self.id, offset)) {
+            return Ok(d);
+        }
+        let b = read_block(
+            self.file.as_ref(),
+            offset,
+            self.blocks_end,
+            self.compression,
+        )?;
+        if !b.header.block_type.is_data() {
+            return Err(HFileError::corrupt(
+                offset,
+                format!(
+                    "expected a data block, found {}",
+                    b.header.block_type.name()
+                ),
+            ));
+        }
+        let encoded = b.header.block_type == BlockType::EncodedData;
+        let cells = DataBlockEncoding::decode(&b.payload, encoded, self.fmt, offset)?;
+        let d = Arc::new(DataBlock {
+            offset,
+            header: b.header,
+            cells,
+        });
+        if let Some(c) = &self.cache {
+            c.insert(self.id, offset, Cached::Data(d.clone()));
+        }
+        Ok(d)
+    }
+
+    /// The data block that follows the block ending at `offset`, skipping inline index
+    /// and bloom blocks; None past the last data block.
+    pub fn next_data_block(&self, mut offset: u64) -> Result<Option<Arc<DataBlock>>> {
+        loop {
+            if !self.has_data() || offset > self.trailer.last_data_block_offset {
+                return Ok(None);
+            }
+            let b = self.block_at(offset)?;
+            if b.header.block_type.is_data() {
+                return self.data_block_at(offset).map(Some);
+            }
+            offset += b.header.on_disk_size_with_header();
+        }
+    }
+
+    /// The first data block, if any.
+    pub fn first_data_block(&self) -> Result<Option<Arc<DataBlock>>> {
+        if !self.has_data() {
+            return Ok(None);
+        }
+        self.next_data_block(self.trailer.first_data_block_offset)
+    }
+
+    /// The data block before `block`, if any.
+    pub fn prev_data_block(&self, block: &DataBlock) -> Result<Option<Arc<DataBlock>>> {
+        let prev = block.header.prev_block_offset;
+        if prev < 0 {
+            return Ok(None);
+        }
+        if prev as u64 >= block.offset {
+            return Err(HFileError::corrupt(
+                block.offset,
+                "previous block offset does not precede the block",
+            ));
+        }
+        self.data_block_at(prev as u64).map(Some)
+    }
+
+    /// The index entry of the data block that may hold `key`, descending every index
+    /// level; None when `key` sorts before the first block.
+    pub fn locate(&self, key: &KeyRef<'_>) -> Result<Option<IndexEntry>> {
+        let Some(mut i) = search(&self.root, key, self.trailer.load_on_open_offset)? else {
+            return Ok(None);
+        };
+        let mut entry = self.root[i].clone();
+        for _ in 1..self.trailer.num_data_index_levels.max(1) {
+            let b = self.block_at(entry.offset)?;
+            if !matches!(
+                b.header.block_type,
+                BlockType::LeafIndex | BlockType::IntermediateIndex
+            ) {
+                return Err(HFileError::corrupt(
+                    entry.offset,
+                    "index entry does not point at an index block",
+                ));
+            }
+            let children = parse_non_root(&b.payload, entry.offset)?;
+            if children.is_empty() {
+                return Err(HFileError::corrupt(entry.offset, "empty index block"));
+            }
+            i = search(&children, key, entry.offset)?.unwrap_or(0);
+            entry = children[i].clone();
+        }
+        Ok(Some(entry))
+    }
+
+    /// HBase's mid-key: from the mid-key metadata of a multi-level index, else the
+    /// middle root entry. Possibly a shortened key; its row is a valid split point.
+    pub fn mid_key(&self) -> Result<Option<Vec<u8>>> {
+        if self.root.is_empty() {
+            return Ok(None);
+        }
+        if let Some(m) = self.mid_key_meta {
+            let b = self.block_at(m.leaf_offset)?;
+            let entries = parse_non_root(&b.payload, m.leaf_offset)?;
+            return entries
+                .get(m.entry as usize)
+                .map(|e| Some(e.key.clone()))
+                .ok_or_else(|| HFileError::corrupt(m.leaf_offset, "mid-key entry out of range"));
+        }
+        Ok(Some(self.root[self.root.len() / 2].key.clone()))
+    }
+
+    /// Reads a named meta block.
+    pub fn meta_block(&self, name: &[u8]) -> Result<Option<Vec<u8>>> {
+        match self.meta_index.iter().find(|e| e.key == name) {
+            None => Ok(None),
+            Some(e) => Ok(Some(self.block_at(e.offset)?.payload.clone())),
+        }
+    }
+
+    fn bloom_check(&self, meta: &BloomMeta, hash_key: &[u8], cell_keys: bool) -> Result<bool> {
+        let Some(chunk) = meta.chunk_for(hash_key, cell_keys) else {
+            return Ok(false);
+        };
+        let b = self.block_at(chunk.offset)?;
+        if b.header.block_type != BlockType::Bloom {
+            return Err(HFileError::corrupt(
+                chunk.offset,
+                "bloom index points at a non-bloom block",
+            ));
+        }
+        Ok(meta.chunk_contains(&b.payload, hash_key))
+    }
+
+    /// False when the bloom filter proves the row is absent. Without a usable bloom the
+    /// answer is true.
+    pub fn might_contain_row(&self, row: &[u8]) -> Result<bool> {
+        match &self.bloom {
+            Some((t @ (BloomType::Row | BloomType::RowPrefixFixedLength(_)), meta)) => {
+                if let BloomType::RowPrefixFixedLength(n) = t {
+                    if row.len() < *n {
+                        return Ok(true);
+                    }
+                }
+                self.bloom_check(meta, &t.hash_key(row, b""), false)
+            }
+            _ => Ok(true),
+        }
+    }
+
+    /// False when a ROWCOL bloom proves (row, qualifier) is absent; other blooms answer
+    /// for the row.
+    pub fn might_contain_row_col(&self, row: &[u8], qualifier: &[u8]) -> Result<bool> {
+        match &self.bloom {
+            Some((BloomType::RowCol, meta)) => {
+                self.bloom_check(meta, &BloomType::RowCol.hash_key(row, qualifier), true)
+            }
+            _ => self.might_contain_row(row),
+        }
+    }
+
+    /// False when the file provably holds no DeleteFamily marker for `row`.
+    pub fn might_contain_delete_family(&self, row: &[u8]) -> Result<bool> {
+        if self.info.get_i64(fi::DELETE_FAMILY_COUNT) == Some(0) {
+            return Ok(false);
+        }
+        match &self.delete_bloom {
+            Some(meta) => self.bloom_check(meta, row, false),
+            None => Ok(true),
+        }
+    }
+
+    /// A scanner positioned nowhere; call a seek first.
+    pub fn scanner(&self) -> Scanner<'_> {
+        Scanner::new(self)
+    }
+}
+
+fn expect_type(b: &Block, t: BlockType) -> Result<()> {
+    if b.header.block_type != t {
+        return Err(HFileError::corrupt(
+            b.offset,
+            format!(
+                "expected {} block, found {}",
+                t.name(),
+                b.header.block_type.name()
+            ),
+        ));
+    }
+    Ok(())
+}

@@ -1,0 +1,135 @@
+//! Positioned iteration over a store file's cells: seek to the first cell at or after a
+//! key, to the last cell before a key, or to the start; then step forward.
+
+use std::cmp::Ordering;
+use std::sync::Arc;
+
+use cellar_types::{compare_keys, Cell, KeyRef};
+
+use crate::cache::DataBlock;
+use crate::error::Result;
+use crate::reader::HFileReader;
+
+/// A cursor over one file.
+pub struct Scanner<'r> {
+    reader: &'r HFileReader,
+    block: Option<Arc<DataBlock>>,
+    pos: usize,
+}
+
+impl<'r> Scanner<'r> {
+    pub(crate) fn new(reader: &'r HFileReader) -> Scanner<'r> {
+        Scanner {
+            reader,
+            block: None,
+            pos: 0,
+        }
+    }
+
+    /// The cell under the cursor.
+    pub fn current(&self) -> Option<&Cell> {
+        self.block.as_ref().and_then(|b| b.cells.get(self.pos))
+    }
+
+    /// The data block under the cursor.
+    pub fn current_block(&self) -> Option<&Arc<DataBlock>> {
+        self.block.as_ref()
+    }
+
+    /// Moves to the first cell of `block` or of the first non-empty block after it.
+    fn settle_forward(
+        &mut self,
+        mut block: Option<Arc<DataBlock>>,
+        mut pos: usize,
+    ) -> Result<bool> {
+        while let Some(b) = block {
+            if pos < b.cells.len() {
+                self.block = Some(b);
+                self.pos = pos;
+                return Ok(true);
+            }
+            block = self.reader.next_data_block(b.next_offset())?;
+            pos = 0;
+        }
+        self.block = None;
+        self.pos = 0;
+        Ok(false)
+    }
+
+    /// Positions at the first cell; false for an empty file.
+    pub fn seek_to_first(&mut self) -> Result<bool> {
+        let first = self.reader.first_data_block()?;
+        self.settle_forward(first, 0)
+    }
+
+    /// Positions at the first cell whose key is ≥ `key` (sequence ids ignored); false
+    /// when every cell sorts before it.
+    pub fn seek(&mut self, key: &KeyRef<'_>) -> Result<bool> {
+        let Some(entry) = self.reader.locate(key)? else {
+            return self.seek_to_first();
+        };
+        let block = self.reader.data_block_at(entry.offset)?;
+        let pos = block
+            .cells
+            .partition_point(|c| compare_keys(&c.key_ref(), key) == Ordering::Less);
+        self.settle_forward(Some(block), pos)
+    }
+
+    /// Positions at the last cell whose key is < `key`; false when there is none.
+    pub fn seek_before(&mut self, key: &KeyRef<'_>) -> Result<bool> {
+        let Some(entry) = self.reader.locate(key)? else {
+            self.block = None;
+            return Ok(false);
+        };
+        let mut block = Some(self.reader.data_block_at(entry.offset)?);
+        let mut first = true;
+        while let Some(b) = block {
+            let pos = if first {
+                b.cells
+                    .partition_point(|c| compare_keys(&c.key_ref(), key) == Ordering::Less)
+            } else {
+                b.cells.len()
+            };
+            first = false;
+            if pos > 0 {
+                self.pos = pos - 1;
+                self.block = Some(b);
+                return Ok(true);
+            }
+            block = self.reader.prev_data_block(&b)?;
+        }
+        self.block = None;
+        Ok(false)
+    }
+
+    /// Seeks to `key` and returns the newest cell with exactly that key, if any.
+    pub fn seek_exact(&mut self, key: &KeyRef<'_>) -> Result<Option<Cell>> {
+        if !self.seek(key)? {
+            return Ok(None);
+        }
+        Ok(self
+            .current()
+            .filter(|c| compare_keys(&c.key_ref(), key) == Ordering::Equal)
+            .cloned())
+    }
+
+    /// Steps to the next cell; false at the end.
+    pub fn advance(&mut self) -> Result<bool> {
+        match self.block.take() {
+            None => Ok(false),
+            Some(b) => {
+                let pos = self.pos + 1;
+                self.settle_forward(Some(b), pos)
+            }
+        }
+    }
+
+    /// Returns the cell under the cursor and steps past it.
+    pub fn next_cell(&mut self) -> Result<Option<Cell>> {
+        let cell = self.current().cloned();
+        if cell.is_some() {
+            self.advance()?;
+        }
+        Ok(cell)
+    }
+}
