@@ -197,6 +197,9 @@ impl HFileReader {
     pub fn file_size(&self) -> u64 {
         self.file.len()
     }
+    pub(crate) fn file_handle(&self) -> &dyn ReadableFile {
+        self.file.as_ref()
+    }
     pub fn compression(&self) -> Compression {
         self.compression
     }
@@ -400,6 +403,9 @@ impl HFileReader {
     /// False when the bloom filter proves the row is absent. Without a usable bloom the
     /// answer is true.
     pub fn might_contain_row(&self, row: &[u8]) -> Result<bool> {
+        if !self.has_data() {
+            return Ok(false);
+        }
         match &self.bloom {
             Some((t @ (BloomType::Row | BloomType::RowPrefixFixedLength(_)), meta)) => {
                 if let BloomType::RowPrefixFixedLength(n) = t {

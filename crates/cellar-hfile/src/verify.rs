@@ -11,6 +11,14 @@ use crate::reader::HFileReader;
 impl HFileReader {
     /// Reads the whole file and checks it; returns the number of cells.
     pub fn verify(&self) -> Result<u64> {
+        // Every block, in file order, has a valid header and checksums, and the blocks
+        // tile the file up to the trailer.
+        let end = self.file_size() - crate::trailer::TRAILER_SIZE as u64;
+        let mut offset = 0u64;
+        while offset < end {
+            let b = crate::block::read_block(self.file_handle(), offset, end, self.compression())?;
+            offset += b.header.on_disk_size_with_header();
+        }
         let mut scanner = self.scanner();
         let mut count = 0u64;
         let mut prev = None;
