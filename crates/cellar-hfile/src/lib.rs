@@ -25,7 +25,7 @@ pub use compression::Compression;
 pub use encoding::{CellFormat, DataBlockEncoding};
 pub use error::{HFileError, Result};
 pub use file_info::FileInfo;
-pub use index::{IndexEntry, MidKeyMetadata};
+pub use index::{parse_non_root as parse_index_block, IndexEntry, MidKeyMetadata};
 pub use reader::HFileReader;
 pub use scanner::Scanner;
 pub use trailer::{Trailer, TRAILER_SIZE};
