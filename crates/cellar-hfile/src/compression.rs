@@ -21,6 +21,9 @@ pub enum Compression {
     Brotli,
 }
 
+/// Never pre-allocate more than this on the word of a (possibly corrupt) header.
+const MAX_PREALLOC: usize = 8 << 20;
+
 /// Largest run of input compressed as one Hadoop block.
 const HADOOP_BLOCK: usize = 256 * 1024;
 
@@ -141,7 +144,7 @@ impl Compression {
         let out = match self {
             Compression::None => input.to_vec(),
             Compression::Gz => {
-                let mut out = Vec::with_capacity(expected);
+                let mut out = Vec::with_capacity(expected.min(MAX_PREALLOC));
                 let dec = flate2::read::MultiGzDecoder::new(input);
                 dec.take(expected as u64 + 1)
                     .read_to_end(&mut out)
@@ -149,7 +152,7 @@ impl Compression {
                 out
             }
             Compression::Snappy | Compression::Lz4 | Compression::Zstd => {
-                let mut out = Vec::with_capacity(expected);
+                let mut out = Vec::with_capacity(expected.min(MAX_PREALLOC));
                 let mut pos = 0usize;
                 let be32 = |pos: usize| -> Result<usize> {
                     let b = input

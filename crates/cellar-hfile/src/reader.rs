@@ -80,6 +80,15 @@ impl HFileReader {
                 what: "encrypted store files".into(),
             });
         }
+        if trailer.num_data_index_levels > 16 {
+            return Err(HFileError::corrupt(
+                0,
+                format!(
+                    "{} data index levels (at most 16)",
+                    trailer.num_data_index_levels
+                ),
+            ));
+        }
         let blocks_end = file.len() - TRAILER_SIZE as u64;
         let read = |offset: u64| read_block(file.as_ref(), offset, blocks_end, compression);
 
