@@ -172,17 +172,10 @@ pub(crate) fn vlong_size(v: i64) -> usize {
     1 + bits.div_ceil(8)
 }
 
-/// `ByteBufferUtils.writeCompressedInt` / `putCompressedInt`.
-pub(crate) fn put_cint(out: &mut Vec<u8>, mut v: usize) {
-    loop {
-        let b = (v & 0x7f) as u8;
-        v >>= 7;
-        if v == 0 {
-            out.push(b);
-            return;
-        }
-        out.push(b | 0x80);
-    }
+/// `ByteBufferUtils.writeCompressedInt` / `putCompressedInt`: the same 7-bit groups as a
+/// protobuf varint.
+pub(crate) fn put_cint(out: &mut Vec<u8>, v: usize) {
+    put_pb_varint(out, v as u64);
 }
 
 /// Protobuf varint.
