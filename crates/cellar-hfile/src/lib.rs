@@ -27,6 +27,6 @@ pub use error::{HFileError, Result};
 pub use file_info::FileInfo;
 pub use index::{parse_non_root as parse_index_block, IndexEntry, MidKeyMetadata};
 pub use reader::HFileReader;
-pub use scanner::Scanner;
+pub use scanner::{FileScanner, Scanner};
 pub use trailer::{Trailer, TRAILER_SIZE};
 pub use writer::{FileSummary, HFileWriter, WriterOptions};

@@ -2,6 +2,7 @@
 //! key, to the last cell before a key, or to the start; then step forward.
 
 use std::cmp::Ordering;
+use std::ops::Deref;
 use std::sync::Arc;
 
 use cellar_types::{compare_keys, Cell, KeyRef};
@@ -10,20 +11,30 @@ use crate::cache::DataBlock;
 use crate::error::Result;
 use crate::reader::HFileReader;
 
-/// A cursor over one file.
-pub struct Scanner<'r> {
-    reader: &'r HFileReader,
+/// A cursor over one file, borrowing its reader.
+pub type Scanner<'r> = FileScanner<&'r HFileReader>;
+
+/// A cursor over one file that holds its reader by any pointer (`&HFileReader` or
+/// `Arc<HFileReader>`, for scanners that outlive a borrow).
+pub struct FileScanner<R: Deref<Target = HFileReader>> {
+    reader: R,
     block: Option<Arc<DataBlock>>,
     pos: usize,
 }
 
-impl<'r> Scanner<'r> {
-    pub(crate) fn new(reader: &'r HFileReader) -> Scanner<'r> {
-        Scanner {
+impl<R: Deref<Target = HFileReader>> FileScanner<R> {
+    /// A cursor not yet positioned.
+    pub fn new(reader: R) -> FileScanner<R> {
+        FileScanner {
             reader,
             block: None,
             pos: 0,
         }
+    }
+
+    /// The reader this cursor reads.
+    pub fn reader(&self) -> &HFileReader {
+        &self.reader
     }
 
     /// The cell under the cursor.

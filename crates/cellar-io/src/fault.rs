@@ -189,6 +189,10 @@ impl FileSystem for FaultFs {
         self.faults.check("fsync dir", path)?;
         self.inner.sync_dir(path)
     }
+    fn set_len(&self, path: &Path, len: u64) -> Result<()> {
+        self.faults.check("truncate", path)?;
+        self.inner.set_len(path, len)
+    }
     fn file_len(&self, path: &Path) -> Result<u64> {
         self.inner.file_len(path)
     }

@@ -55,6 +55,8 @@ pub trait FileSystem: Send + Sync + std::fmt::Debug {
     fn sync_dir(&self, path: &Path) -> Result<()>;
     /// Length of a file.
     fn file_len(&self, path: &Path) -> Result<u64>;
+    /// Cuts a file to `len` bytes and makes the new length durable.
+    fn set_len(&self, path: &Path, len: u64) -> Result<()>;
 }
 
 /// Reads a whole file into memory.

@@ -143,6 +143,16 @@ impl FileSystem for LocalFs {
             .map_err(|e| IoError::os("fsync dir", path, e))
     }
 
+    fn set_len(&self, path: &Path, len: u64) -> Result<()> {
+        let file = OpenOptions::new()
+            .write(true)
+            .open(path)
+            .map_err(|e| IoError::os("open", path, e))?;
+        file.set_len(len)
+            .map_err(|e| IoError::os("truncate", path, e))?;
+        file.sync_all().map_err(|e| IoError::os("fsync", path, e))
+    }
+
     fn file_len(&self, path: &Path) -> Result<u64> {
         Ok(std::fs::metadata(path)
             .map_err(|e| IoError::os("stat", path, e))?

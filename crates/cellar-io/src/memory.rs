@@ -227,6 +227,17 @@ impl FileSystem for MemoryFs {
         Ok(())
     }
 
+    fn set_len(&self, path: &Path, len: u64) -> Result<()> {
+        let state = lock(&self.state);
+        let file = state.files.get(path).ok_or_else(|| IoError::NotFound {
+            path: path.to_path_buf(),
+        })?;
+        let mut f = lock(file);
+        f.data.resize(len as usize, 0);
+        f.synced = f.synced.min(len as usize);
+        Ok(())
+    }
+
     fn file_len(&self, path: &Path) -> Result<u64> {
         let state = lock(&self.state);
         let file = state.files.get(path).ok_or_else(|| IoError::NotFound {

@@ -1,0 +1,390 @@
+//! The log writer. Writers encode their edit into a shared buffer under a short lock;
+//! whoever then needs the edit on disk takes the file lock and writes (and, for
+//! FSYNC_WAL, fsyncs) everything buffered so far, so writers that queued behind one sync
+//! are covered by the next one together (group commit). A failed write or sync poisons
+//! the log: every later write is refused instead of being silently lost.
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use cellar_io::{FileSystem, WritableFile};
+
+use crate::durability::Durability;
+use crate::error::{Result, WalError};
+use crate::record::{WalEdit, SEGMENT_MAGIC};
+use crate::replay::{replay, segment_path, ReplayReport, SegmentMeta};
+
+/// Settings of the log.
+#[derive(Debug, Clone)]
+pub struct WalOptions {
+    /// A segment is closed and a new one started once it reaches this size
+    /// (`hbase.regionserver.logroll.multiplier` × WAL block size in HBase: 128 MiB).
+    pub roll_size: u64,
+    /// How often ASYNC_WAL edits are written out (`hbase.regionserver.optionallogflushinterval`).
+    pub async_flush_interval: Duration,
+}
+
+impl Default for WalOptions {
+    fn default() -> Self {
+        WalOptions {
+            roll_size: 128 << 20,
+            async_flush_interval: Duration::from_millis(1000),
+        }
+    }
+}
+
+/// Counters of the log.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct WalStats {
+    pub appends: u64,
+    /// Writes of the buffer to the operating system.
+    pub writes: u64,
+    pub fsyncs: u64,
+    pub segments: usize,
+}
+
+#[derive(Default)]
+struct Pending {
+    buf: Vec<u8>,
+    last_txid: u64,
+    regions: HashMap<String, u64>,
+}
+
+struct FileState {
+    writer: Box<dyn WritableFile>,
+    current: SegmentMeta,
+    closed: Vec<SegmentMeta>,
+    next_number: u64,
+    written_txid: u64,
+    synced_txid: u64,
+    flushed: HashMap<String, u64>,
+    forgotten: HashSet<String>,
+    shut: bool,
+}
+
+struct Shared {
+    fs: Arc<dyn FileSystem>,
+    dir: PathBuf,
+    opts: WalOptions,
+    pending: Mutex<Pending>,
+    file: Mutex<FileState>,
+    poison: Mutex<Option<String>>,
+    poisoned: AtomicBool,
+    appends: AtomicU64,
+    writes: AtomicU64,
+    fsyncs: AtomicU64,
+    stop: Mutex<bool>,
+    wake: Condvar,
+}
+
+/// The write-ahead log of one server (all its regions share it).
+pub struct Wal {
+    shared: Arc<Shared>,
+    flusher: Option<JoinHandle<()>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Wal {
+    /// Opens the log in `dir`: replays every edit into `on_edit` (oldest segment first),
+    /// cuts a torn tail, and starts a new segment for new edits.
+    pub fn open(
+        fs: Arc<dyn FileSystem>,
+        dir: &Path,
+        opts: WalOptions,
+        on_edit: &mut dyn FnMut(WalEdit) -> Result<()>,
+    ) -> Result<(Wal, ReplayReport)> {
+        fs.create_dir_all(dir)?;
+        let (closed, report) = replay(fs.as_ref(), dir, on_edit)?;
+        let next_number = closed.iter().map(|s| s.number + 1).max().unwrap_or(1);
+        let (writer, current) = create_segment(fs.as_ref(), dir, next_number)?;
+        let shared = Arc::new(Shared {
+            fs,
+            dir: dir.to_path_buf(),
+            opts,
+            pending: Mutex::new(Pending::default()),
+            file: Mutex::new(FileState {
+                writer,
+                current,
+                closed,
+                next_number: next_number + 1,
+                written_txid: 0,
+                synced_txid: 0,
+                flushed: HashMap::new(),
+                forgotten: HashSet::new(),
+                shut: false,
+            }),
+            poison: Mutex::new(None),
+            poisoned: AtomicBool::new(false),
+            appends: AtomicU64::new(0),
+            writes: AtomicU64::new(0),
+            fsyncs: AtomicU64::new(0),
+            stop: Mutex::new(false),
+            wake: Condvar::new(),
+        });
+        let flusher = {
+            let shared = shared.clone();
+            std::thread::Builder::new()
+                .name("cellar-wal-flusher".into())
+                .spawn(move || async_flusher(&shared))
+                .map_err(|e| WalError::InvalidEdit(format!("cannot start the WAL flusher: {e}")))?
+        };
+        Ok((
+            Wal {
+                shared,
+                flusher: Some(flusher),
+            },
+            report,
+        ))
+    }
+
+    /// Logs `edit` and returns once it is as durable as `durability` asks
+    /// (USE_DEFAULT counts as SYNC_WAL; SKIP_WAL logs nothing).
+    pub fn append(&self, edit: &WalEdit, durability: Durability) -> Result<()> {
+        let durability = durability.or(Durability::SyncWal);
+        if durability == Durability::SkipWal {
+            return Ok(());
+        }
+        self.shared.check_poison()?;
+        let mut record = Vec::with_capacity(64);
+        edit.encode(&mut record)?;
+        let txid = {
+            let mut p = lock(&self.shared.pending);
+            p.buf.extend_from_slice(&record);
+            p.last_txid += 1;
+            let seen = p.regions.entry(edit.region.clone()).or_insert(0);
+            *seen = (*seen).max(edit.seq_id);
+            p.last_txid
+        };
+        self.shared.appends.fetch_add(1, Ordering::Relaxed);
+        match durability {
+            Durability::AsyncWal => Ok(()),
+            Durability::FsyncWal => self.shared.sync_to(txid, true),
+            _ => self.shared.sync_to(txid, false),
+        }
+    }
+
+    /// Writes and fsyncs everything logged so far.
+    pub fn sync(&self) -> Result<()> {
+        let txid = lock(&self.shared.pending).last_txid;
+        self.shared.sync_to(txid, true)
+    }
+
+    /// Records that every edit of `region` up to `seq_id` is in store files, and removes
+    /// the segments no longer needed.
+    pub fn mark_flushed(&self, region: &str, seq_id: u64) -> Result<()> {
+        let mut f = lock(&self.shared.file);
+        let e = f.flushed.entry(region.to_string()).or_insert(0);
+        *e = (*e).max(seq_id);
+        self.shared.remove_obsolete(&mut f)
+    }
+
+    /// Forgets a dropped region: its edits never need replaying.
+    pub fn forget_region(&self, region: &str) -> Result<()> {
+        let mut f = lock(&self.shared.file);
+        f.forgotten.insert(region.to_string());
+        self.shared.remove_obsolete(&mut f)
+    }
+
+    /// Closes the current segment and starts a new one.
+    pub fn roll(&self) -> Result<()> {
+        let txid = lock(&self.shared.pending).last_txid;
+        self.shared.sync_to(txid, true)?;
+        let mut f = lock(&self.shared.file);
+        self.shared.roll_locked(&mut f)
+    }
+
+    /// Counters.
+    pub fn stats(&self) -> WalStats {
+        let f = lock(&self.shared.file);
+        WalStats {
+            appends: self.shared.appends.load(Ordering::Relaxed),
+            writes: self.shared.writes.load(Ordering::Relaxed),
+            fsyncs: self.shared.fsyncs.load(Ordering::Relaxed),
+            segments: f.closed.len() + 1,
+        }
+    }
+
+    /// The reason the log refuses writes, if it does.
+    pub fn poisoned(&self) -> Option<String> {
+        lock(&self.shared.poison).clone()
+    }
+
+    /// Writes out and fsyncs what is buffered, then refuses further edits.
+    pub fn close(&self) -> Result<()> {
+        let res = if self.shared.poisoned.load(Ordering::SeqCst) {
+            Ok(())
+        } else {
+            self.sync()
+        };
+        lock(&self.shared.file).shut = true;
+        res
+    }
+}
+
+impl Drop for Wal {
+    fn drop(&mut self) {
+        *lock(&self.shared.stop) = true;
+        self.shared.wake.notify_all();
+        if let Some(h) = self.flusher.take() {
+            let _ = h.join();
+        }
+        if !lock(&self.shared.file).shut && !self.shared.poisoned.load(Ordering::SeqCst) {
+            let txid = lock(&self.shared.pending).last_txid;
+            let _ = self.shared.sync_to(txid, false);
+        }
+    }
+}
+
+fn async_flusher(shared: &Shared) {
+    let mut stop = lock(&shared.stop);
+    loop {
+        if *stop {
+            return;
+        }
+        let (guard, _) = shared
+            .wake
+            .wait_timeout(stop, shared.opts.async_flush_interval)
+            .unwrap_or_else(|e| e.into_inner());
+        stop = guard;
+        if *stop {
+            return;
+        }
+        drop(stop);
+        let txid = lock(&shared.pending).last_txid;
+        if !shared.poisoned.load(Ordering::SeqCst) {
+            // A failure poisons the log; the next writer reports it.
+            let _ = shared.sync_to(txid, false);
+        }
+        stop = lock(&shared.stop);
+    }
+}
+
+fn create_segment(
+    fs: &dyn FileSystem,
+    dir: &Path,
+    number: u64,
+) -> Result<(Box<dyn WritableFile>, SegmentMeta)> {
+    let path = segment_path(dir, number);
+    let mut writer = fs.create(&path)?;
+    writer.append(SEGMENT_MAGIC)?;
+    writer.sync()?;
+    fs.sync_dir(dir)?;
+    Ok((
+        writer,
+        SegmentMeta {
+            number,
+            path,
+            regions: HashMap::new(),
+        },
+    ))
+}
+
+impl Shared {
+    fn check_poison(&self) -> Result<()> {
+        if self.poisoned.load(Ordering::SeqCst) {
+            let cause = lock(&self.poison).clone().unwrap_or_default();
+            return Err(WalError::Poisoned { cause });
+        }
+        Ok(())
+    }
+
+    fn poison(&self, err: &WalError) {
+        let mut p = lock(&self.poison);
+        if p.is_none() {
+            *p = Some(err.to_string());
+        }
+        self.poisoned.store(true, Ordering::SeqCst);
+    }
+
+    /// Makes every edit up to `txid` reach the OS (`hard`: the disk).
+    fn sync_to(&self, txid: u64, hard: bool) -> Result<()> {
+        let mut f = lock(&self.file);
+        self.check_poison()?;
+        if f.shut {
+            return Err(WalError::Closed);
+        }
+        let done = if hard { f.synced_txid } else { f.written_txid };
+        if done >= txid {
+            return Ok(());
+        }
+        let (buf, upto, regions) = {
+            let mut p = lock(&self.pending);
+            (
+                std::mem::take(&mut p.buf),
+                p.last_txid,
+                std::mem::take(&mut p.regions),
+            )
+        };
+        let res = (|| -> Result<()> {
+            if !buf.is_empty() {
+                f.writer.append(&buf)?;
+                f.writer.flush()?;
+                self.writes.fetch_add(1, Ordering::Relaxed);
+            }
+            for (region, seq) in regions {
+                let e = f.current.regions.entry(region).or_insert(0);
+                *e = (*e).max(seq);
+            }
+            f.written_txid = upto;
+            if hard {
+                f.writer.sync()?;
+                self.fsyncs.fetch_add(1, Ordering::Relaxed);
+                f.synced_txid = upto;
+            }
+            if f.writer.len() >= self.opts.roll_size {
+                self.roll_locked(&mut f)?;
+            }
+            Ok(())
+        })();
+        if let Err(e) = &res {
+            self.poison(e);
+        }
+        res
+    }
+
+    fn roll_locked(&self, f: &mut FileState) -> Result<()> {
+        let res = (|| -> Result<()> {
+            f.writer.sync()?;
+            f.synced_txid = f.written_txid;
+            let (writer, meta) = create_segment(self.fs.as_ref(), &self.dir, f.next_number)?;
+            f.next_number += 1;
+            f.writer = writer;
+            let old = std::mem::replace(&mut f.current, meta);
+            f.closed.push(old);
+            Ok(())
+        })();
+        if let Err(e) = &res {
+            self.poison(e);
+            return res;
+        }
+        self.remove_obsolete(f)
+    }
+
+    fn remove_obsolete(&self, f: &mut FileState) -> Result<()> {
+        let mut removed = false;
+        let mut keep = Vec::with_capacity(f.closed.len());
+        for seg in std::mem::take(&mut f.closed) {
+            let obsolete = seg.regions.iter().all(|(region, max)| {
+                f.forgotten.contains(region) || f.flushed.get(region).is_some_and(|s| s >= max)
+            });
+            if obsolete {
+                self.fs.remove_file(&seg.path)?;
+                removed = true;
+            } else {
+                keep.push(seg);
+            }
+        }
+        f.closed = keep;
+        if removed {
+            self.fs.sync_dir(&self.dir)?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,234 @@
+#![allow(clippy::unwrap_used)]
+//! WAL behaviour: replay, torn tails, corruption, poisoning, group commit, roll and
+//! removal, and durability across simulated power loss.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use cellar_io::{FaultFs, FileSystem, LocalFs};
+use cellar_types::Cell;
+use cellar_wal::{Durability, Wal, WalEdit, WalError, WalOptions};
+
+fn edit(region: &str, seq: u64) -> WalEdit {
+    WalEdit {
+        region: region.into(),
+        seq_id: seq,
+        write_time: 1000 + seq as i64,
+        cells: vec![
+            Cell::put(format!("row{seq:05}"), "f", "q", seq as i64, vec![7u8; 40])
+                .unwrap()
+                .with_seq_id(seq),
+        ],
+    }
+}
+
+fn open(fs: Arc<dyn FileSystem>, dir: &Path, opts: WalOptions) -> (Wal, Vec<WalEdit>) {
+    let mut seen = Vec::new();
+    let (wal, _) = Wal::open(fs, dir, opts, &mut |e| {
+        seen.push(e);
+        Ok(())
+    })
+    .unwrap();
+    (wal, seen)
+}
+
+fn segments(fs: &dyn FileSystem, dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<_> = fs
+        .list_dir(dir)
+        .unwrap()
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "wal"))
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn edits_replay_in_order_after_reopen() {
+    let tmp = tempfile::tempdir().unwrap();
+    let fs: Arc<dyn FileSystem> = Arc::new(LocalFs::new());
+    let dir = tmp.path().join("wal");
+    {
+        let (wal, seen) = open(fs.clone(), &dir, WalOptions::default());
+        assert!(seen.is_empty());
+        for seq in 1..=50 {
+            let d = [Durability::SyncWal, Durability::FsyncWal, Durability::AsyncWal][seq as usize % 3];
+            wal.append(&edit("r1", seq), d).unwrap();
+        }
+        wal.append(&edit("r1", 99), Durability::SkipWal).unwrap();
+        wal.close().unwrap();
+    }
+    let (_wal, seen) = open(fs, &dir, WalOptions::default());
+    let seqs: Vec<u64> = seen.iter().map(|e| e.seq_id).collect();
+    assert_eq!(seqs, (1..=50).collect::<Vec<_>>());
+    assert_eq!(seen[7], edit("r1", 8));
+}
+
+#[test]
+fn a_torn_tail_is_cut_and_reported() {
+    let fs = FaultFs::new();
+    let dyn_fs: Arc<dyn FileSystem> = Arc::new(fs.clone());
+    let dir = PathBuf::from("/db/wal");
+    {
+        let (wal, _) = open(dyn_fs.clone(), &dir, WalOptions::default());
+        for seq in 1..=10 {
+            wal.append(&edit("r", seq), Durability::FsyncWal).unwrap();
+        }
+    }
+    let seg = segments(&fs, &dir).pop().unwrap();
+    let len = fs.file_len(&seg).unwrap();
+    // Cut at every length inside the last record: always 9 edits and a report.
+    let record = (len - 8) / 10;
+    for cut in [len - 1, len - record + 5, len - record + 12, len - record + 1] {
+        let copy = FaultFs::new();
+        let data = cellar_io::read_all(&fs, &seg).unwrap();
+        copy.create_dir_all(&dir).unwrap();
+        let mut w = copy.create(&seg).unwrap();
+        w.append(&data[..cut as usize]).unwrap();
+        w.sync().unwrap();
+        let mut seen = Vec::new();
+        let (_wal, report) = Wal::open(Arc::new(copy.clone()), &dir, WalOptions::default(), &mut |e| {
+            seen.push(e);
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(seen.len(), 9, "cut at {cut}");
+        let torn = report.torn_tail.unwrap();
+        assert_eq!(torn.offset, len - record);
+        assert_eq!(copy.file_len(&seg).unwrap(), len - record);
+    }
+}
+
+#[test]
+fn corruption_in_the_middle_is_an_error_naming_the_offset() {
+    let fs = FaultFs::new();
+    let dyn_fs: Arc<dyn FileSystem> = Arc::new(fs.clone());
+    let dir = PathBuf::from("/db/wal");
+    {
+        let (wal, _) = open(dyn_fs.clone(), &dir, WalOptions::default());
+        for seq in 1..=10 {
+            wal.append(&edit("r", seq), Durability::SyncWal).unwrap();
+        }
+    }
+    let seg = segments(&fs, &dir).pop().unwrap();
+    let len = fs.file_len(&seg).unwrap();
+    let record = (len - 8) / 10;
+    let third = 8 + 2 * record;
+    for (off, mask) in [(third + 30, 0x01u8), (third + 1, 0x40), (third + 5, 0x02)] {
+        fs.flip_byte(&seg, off, mask).unwrap();
+        let err = Wal::open(dyn_fs.clone(), &dir, WalOptions::default(), &mut |_| Ok(()))
+            .err()
+            .unwrap();
+        match err {
+            WalError::Corrupt { offset, path, .. } => {
+                assert_eq!(offset, third);
+                assert_eq!(path, seg);
+            }
+            other => panic!("{other}"),
+        }
+        fs.flip_byte(&seg, off, mask).unwrap();
+    }
+    // Healed, it opens again with every edit.
+    let (_wal, seen) = open(dyn_fs, &dir, WalOptions::default());
+    assert_eq!(seen.len(), 10);
+}
+
+#[test]
+fn a_failed_sync_poisons_the_log() {
+    let fs = FaultFs::new();
+    let dir = PathBuf::from("/db/wal");
+    let (wal, _) = open(Arc::new(fs.clone()), &dir, WalOptions::default());
+    wal.append(&edit("r", 1), Durability::FsyncWal).unwrap();
+    fs.fail_after(1);
+    let mut failures = 0;
+    for seq in 2..6 {
+        if wal.append(&edit("r", seq), Durability::FsyncWal).is_err() {
+            failures += 1;
+        }
+    }
+    assert_eq!(failures, 4);
+    fs.heal();
+    // Healed disk or not, the log keeps refusing: the failed edits must not be half-kept.
+    match wal.append(&edit("r", 9), Durability::SyncWal) {
+        Err(WalError::Poisoned { cause }) => assert!(cause.contains("injected"), "{cause}"),
+        other => panic!("{other:?}"),
+    }
+    assert!(wal.poisoned().is_some());
+}
+
+#[test]
+fn fsync_edits_survive_power_loss() {
+    let fs = FaultFs::new();
+    let dir = PathBuf::from("/db/wal");
+    let (wal, _) = open(Arc::new(fs.clone()), &dir, WalOptions::default());
+    for seq in 1..=20 {
+        wal.append(&edit("r", seq), Durability::FsyncWal).unwrap();
+    }
+    // Not fsynced: may be lost, must not corrupt.
+    wal.append(&edit("r", 21), Durability::SyncWal).unwrap();
+    wal.append(&edit("r", 22), Durability::AsyncWal).unwrap();
+    fs.crash();
+    std::mem::forget(wal); // the process is gone: no orderly close.
+    let (_wal, seen) = open(Arc::new(fs.clone()), &dir, WalOptions::default());
+    let seqs: Vec<u64> = seen.iter().map(|e| e.seq_id).collect();
+    assert_eq!(seqs, (1..=20).collect::<Vec<_>>());
+}
+
+#[test]
+fn concurrent_writers_share_fsyncs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("wal");
+    let (wal, _) = open(Arc::new(LocalFs::new()), &dir, WalOptions::default());
+    let wal = Arc::new(wal);
+    let threads: Vec<_> = (0..16u64)
+        .map(|t| {
+            let wal = wal.clone();
+            std::thread::spawn(move || {
+                for i in 0..25u64 {
+                    wal.append(&edit("r", t * 1000 + i + 1), Durability::FsyncWal)
+                        .unwrap();
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+    let stats = wal.stats();
+    assert_eq!(stats.appends, 400);
+    assert!(stats.fsyncs < 400, "{stats:?}");
+    drop(wal);
+    let (_wal, seen) = open(Arc::new(LocalFs::new()), &dir, WalOptions::default());
+    assert_eq!(seen.len(), 400);
+}
+
+#[test]
+fn segments_roll_and_go_once_flushed() {
+    let fs = FaultFs::new();
+    let dir = PathBuf::from("/db/wal");
+    let opts = WalOptions {
+        roll_size: 1000,
+        ..WalOptions::default()
+    };
+    let (wal, _) = open(Arc::new(fs.clone()), &dir, opts.clone());
+    for seq in 1..=40 {
+        let region = if seq % 2 == 0 { "a" } else { "b" };
+        wal.append(&edit(region, seq), Durability::SyncWal).unwrap();
+    }
+    let rolled = segments(&fs, &dir).len();
+    assert!(rolled > 3, "{rolled}");
+    wal.mark_flushed("a", 40).unwrap();
+    assert_eq!(segments(&fs, &dir).len(), rolled, "b still needs them");
+    wal.mark_flushed("b", 19).unwrap();
+    let after = segments(&fs, &dir).len();
+    assert!(after < rolled && after > 1, "{after}");
+    wal.forget_region("b").unwrap();
+    assert_eq!(segments(&fs, &dir).len(), 1);
+    drop(wal);
+    // Only the newest segment stays: it replays the newest edits, in order.
+    let (_wal, seen) = open(Arc::new(fs), &dir, opts);
+    let seqs: Vec<u64> = seen.iter().map(|e| e.seq_id).collect();
+    assert!(seqs.len() < 40);
+    let first = 41 - seqs.len() as u64;
+    assert_eq!(seqs, (first..=40).collect::<Vec<_>>());
+}
