@@ -86,6 +86,32 @@ impl<R: Deref<Target = HFileReader>> FileScanner<R> {
         self.settle_forward(Some(block), pos)
     }
 
+    /// Moves forward to the first cell whose key is ≥ `key`, searching the current block
+    /// first (cheap when the target is near); never moves backward.
+    pub fn reseek(&mut self, key: &KeyRef<'_>) -> Result<bool> {
+        let Some(block) = self.block.clone() else {
+            return Ok(false);
+        };
+        let Some(cur) = block.cells.get(self.pos) else {
+            return Ok(false);
+        };
+        if compare_keys(&cur.key_ref(), key) != Ordering::Less {
+            return Ok(true);
+        }
+        let in_block = block
+            .cells
+            .last()
+            .is_some_and(|last| compare_keys(&last.key_ref(), key) != Ordering::Less);
+        if in_block {
+            let rest = &block.cells[self.pos..];
+            let pos = self.pos
+                + rest.partition_point(|c| compare_keys(&c.key_ref(), key) == Ordering::Less);
+            self.pos = pos;
+            return Ok(true);
+        }
+        self.seek(key)
+    }
+
     /// Positions at the last cell whose key is < `key`; false when there is none.
     pub fn seek_before(&mut self, key: &KeyRef<'_>) -> Result<bool> {
         let Some(entry) = self.reader.locate(key)? else {

@@ -83,6 +83,9 @@ mod tests {
             Durability::UseDefault.or(Durability::FsyncWal),
             Durability::FsyncWal
         );
-        assert_eq!(Durability::SkipWal.or(Durability::FsyncWal), Durability::SkipWal);
+        assert_eq!(
+            Durability::SkipWal.or(Durability::FsyncWal),
+            Durability::SkipWal
+        );
     }
 }

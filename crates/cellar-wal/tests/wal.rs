@@ -52,7 +52,11 @@ fn edits_replay_in_order_after_reopen() {
         let (wal, seen) = open(fs.clone(), &dir, WalOptions::default());
         assert!(seen.is_empty());
         for seq in 1..=50 {
-            let d = [Durability::SyncWal, Durability::FsyncWal, Durability::AsyncWal][seq as usize % 3];
+            let d = [
+                Durability::SyncWal,
+                Durability::FsyncWal,
+                Durability::AsyncWal,
+            ][seq as usize % 3];
             wal.append(&edit("r1", seq), d).unwrap();
         }
         wal.append(&edit("r1", 99), Durability::SkipWal).unwrap();
@@ -79,7 +83,12 @@ fn a_torn_tail_is_cut_and_reported() {
     let len = fs.file_len(&seg).unwrap();
     // Cut at every length inside the last record: always 9 edits and a report.
     let record = (len - 8) / 10;
-    for cut in [len - 1, len - record + 5, len - record + 12, len - record + 1] {
+    for cut in [
+        len - 1,
+        len - record + 5,
+        len - record + 12,
+        len - record + 1,
+    ] {
         let copy = FaultFs::new();
         let data = cellar_io::read_all(&fs, &seg).unwrap();
         copy.create_dir_all(&dir).unwrap();
@@ -87,10 +96,15 @@ fn a_torn_tail_is_cut_and_reported() {
         w.append(&data[..cut as usize]).unwrap();
         w.sync().unwrap();
         let mut seen = Vec::new();
-        let (_wal, report) = Wal::open(Arc::new(copy.clone()), &dir, WalOptions::default(), &mut |e| {
-            seen.push(e);
-            Ok(())
-        })
+        let (_wal, report) = Wal::open(
+            Arc::new(copy.clone()),
+            &dir,
+            WalOptions::default(),
+            &mut |e| {
+                seen.push(e);
+                Ok(())
+            },
+        )
         .unwrap();
         assert_eq!(seen.len(), 9, "cut at {cut}");
         let torn = report.torn_tail.unwrap();

@@ -1,0 +1,257 @@
+//! Compactions: which files to merge (HBase's exploring ratio policy with the
+//! `hbase.hstore.compaction.*` keys), and what a major compaction drops (§2.6: delete
+//! markers and the cells they mask, versions beyond VERSIONS, cells expired by TTL beyond
+//! MIN_VERSIONS, honouring KEEP_DELETED_CELLS and `hbase.hstore.time.to.purge.deletes`).
+//! A minor compaction that does not select every file keeps every cell.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use cellar_types::{Cell, CellType};
+
+use crate::config::Config;
+use crate::cursor::Heap;
+use crate::descriptor::{FamilyDescriptor, KeepDeletedCells};
+use crate::error::Result;
+use crate::store::StoreFile;
+
+/// Picks files for a minor compaction: the contiguous window (oldest first) of
+/// `compaction.min..=compaction.max` files with the most files (then the smallest total)
+/// in which every file is at most `ratio` × the sum of the others, windows whose total is
+/// under `compaction.min.size` passing automatically. Empty when nothing qualifies.
+pub fn select_minor(files: &[Arc<StoreFile>], c: &Config) -> Vec<Arc<StoreFile>> {
+    let candidates: Vec<&Arc<StoreFile>> = files
+        .iter()
+        .filter(|f| f.size <= c.compaction_max_size)
+        .collect();
+    let n = candidates.len();
+    let min = c.compaction_min.max(2);
+    let max = c.compaction_max.max(min);
+    if n < min {
+        return Vec::new();
+    }
+    let mut best: Option<(usize, usize, u64)> = None; // (start, len, total)
+    for start in 0..n {
+        for len in min..=max.min(n - start) {
+            let window = &candidates[start..start + len];
+            let total: u64 = window.iter().map(|f| f.size).sum();
+            if total > c.compaction_max_size {
+                continue;
+            }
+            let in_ratio = total < c.compaction_min_size
+                || window
+                    .iter()
+                    .all(|f| f.size as f64 <= c.compaction_ratio * (total - f.size) as f64);
+            if !in_ratio {
+                continue;
+            }
+            let better = match best {
+                None => true,
+                Some((_, blen, btotal)) => len > blen || (len == blen && total < btotal),
+            };
+            if better {
+                best = Some((start, len, total));
+            }
+        }
+    }
+    match best {
+        Some((start, len, _)) => candidates[start..start + len]
+            .iter()
+            .map(|f| (*f).clone())
+            .collect(),
+        None if n >= c.blocking_store_files => {
+            // Stuck at the blocking count: compact the smallest window anyway.
+            let mut smallest: Option<(usize, u64)> = None;
+            for start in 0..=n - min {
+                let total: u64 = candidates[start..start + min].iter().map(|f| f.size).sum();
+                if smallest.is_none_or(|(_, t)| total < t) {
+                    smallest = Some((start, total));
+                }
+            }
+            smallest
+                .map(|(s, _)| {
+                    candidates[s..s + min]
+                        .iter()
+                        .map(|f| (*f).clone())
+                        .collect()
+                })
+                .unwrap_or_default()
+        }
+        None => Vec::new(),
+    }
+}
+
+/// Whether a periodic major compaction is due for a store whose oldest file was created
+/// at `oldest_create_time`. The jitter is fixed per store (`seed`).
+pub fn major_due(files: &[Arc<StoreFile>], c: &Config, now: i64, seed: u64) -> bool {
+    if c.major_compaction_period_ms == 0 || files.is_empty() {
+        return false;
+    }
+    if files.len() == 1 && files[0].major {
+        return false;
+    }
+    let oldest = files
+        .iter()
+        .map(|f| {
+            f.reader
+                .file_info()
+                .get_i64(cellar_hfile::file_info::CREATE_TIME_TS)
+                .unwrap_or(0)
+        })
+        .min()
+        .unwrap_or(0);
+    let period = c.major_compaction_period_ms as f64;
+    // A deterministic fraction in [-1, 1) from the seed.
+    let frac =
+        ((seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0;
+    let due_after = (period + period * c.major_compaction_jitter * frac).max(0.0) as i64;
+    now.saturating_sub(oldest) >= due_after
+}
+
+/// Decides which cells survive a major compaction.
+pub struct MajorMatcher {
+    versions: u32,
+    min_versions: u32,
+    oldest_unexpired: Option<i64>,
+    keep: KeepDeletedCells,
+    now: i64,
+    purge_ms: i64,
+    row: Option<Vec<u8>>,
+    family_ts: Option<i64>,
+    family_versions: HashSet<i64>,
+    column: Option<Vec<u8>>,
+    column_ts: Option<i64>,
+    versions_deleted: HashSet<i64>,
+    count: u32,
+    last: Option<(i64, u8)>,
+}
+
+impl MajorMatcher {
+    pub fn new(family: &FamilyDescriptor, c: &Config, now: i64) -> MajorMatcher {
+        MajorMatcher {
+            versions: family.versions,
+            min_versions: family.min_versions,
+            oldest_unexpired: family.ttl_millis().map(|t| now.saturating_sub(t)),
+            keep: family.keep_deleted_cells,
+            now,
+            purge_ms: c.time_to_purge_deletes_ms.min(i64::MAX as u64) as i64,
+            row: None,
+            family_ts: None,
+            family_versions: HashSet::new(),
+            column: None,
+            column_ts: None,
+            versions_deleted: HashSet::new(),
+            count: 0,
+            last: None,
+        }
+    }
+
+    fn expired(&self, ts: i64) -> bool {
+        self.oldest_unexpired.is_some_and(|o| ts < o)
+    }
+
+    /// Whether `cell` is written to the compaction's output.
+    pub fn keep(&mut self, cell: &Cell) -> bool {
+        if self.row.as_deref() != Some(cell.row()) {
+            self.row = Some(cell.row().to_vec());
+            self.family_ts = None;
+            self.family_versions.clear();
+            self.column = None;
+        }
+        if self.column.as_deref() != Some(cell.qualifier()) {
+            self.column = Some(cell.qualifier().to_vec());
+            self.column_ts = None;
+            self.versions_deleted.clear();
+            self.count = 0;
+            self.last = None;
+        }
+        let ts = cell.timestamp();
+        let ty = cell.cell_type();
+        if ty.is_delete() {
+            match ty {
+                CellType::DeleteFamily => {
+                    self.family_ts = Some(self.family_ts.map_or(ts, |t| t.max(ts)))
+                }
+                CellType::DeleteFamilyVersion => {
+                    self.family_versions.insert(ts);
+                }
+                CellType::DeleteColumn => {
+                    self.column_ts = Some(self.column_ts.map_or(ts, |t| t.max(ts)))
+                }
+                _ => {
+                    self.versions_deleted.insert(ts);
+                }
+            }
+            return match self.keep {
+                KeepDeletedCells::True => true,
+                KeepDeletedCells::Ttl => !self.expired(ts),
+                // Markers younger than time.to.purge.deletes stay; with 0, every
+                // marker goes, even a future-dated one.
+                KeepDeletedCells::False => {
+                    self.purge_ms > 0 && self.now.saturating_sub(ts) <= self.purge_ms
+                }
+            };
+        }
+        let masked = self.family_ts.is_some_and(|t| ts <= t)
+            || self.column_ts.is_some_and(|t| ts <= t)
+            || self.family_versions.contains(&ts)
+            || self.versions_deleted.contains(&ts);
+        if masked && self.keep == KeepDeletedCells::False {
+            return false;
+        }
+        if self.last == Some((ts, ty.code())) {
+            return false;
+        }
+        self.last = Some((ts, ty.code()));
+        self.count += 1;
+        if self.count > self.versions {
+            return false;
+        }
+        if self.expired(ts) && self.count > self.min_versions {
+            return false;
+        }
+        true
+    }
+}
+
+/// The cells of a compaction, in order, with a major compaction's drops applied.
+pub struct CompactionStream {
+    heap: Heap,
+    matcher: Option<MajorMatcher>,
+    pub kept: u64,
+    pub dropped: u64,
+}
+
+impl CompactionStream {
+    pub fn new(heap: Heap, matcher: Option<MajorMatcher>) -> CompactionStream {
+        CompactionStream {
+            heap,
+            matcher,
+            kept: 0,
+            dropped: 0,
+        }
+    }
+
+    fn next_cell(&mut self) -> Result<Option<Cell>> {
+        loop {
+            let Some(cell) = self.heap.peek().cloned() else {
+                return Ok(None);
+            };
+            self.heap.advance()?;
+            let keep = self.matcher.as_mut().is_none_or(|m| m.keep(&cell));
+            if keep {
+                self.kept += 1;
+                return Ok(Some(cell));
+            }
+            self.dropped += 1;
+        }
+    }
+}
+
+impl Iterator for CompactionStream {
+    type Item = Result<Cell>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.next_cell().transpose()
+    }
+}

@@ -1,0 +1,125 @@
+//! The MemStore of one family: a concurrent skip list of cells in HBase order (sequence
+//! ids descending among equal keys), with size accounting. A store keeps an active
+//! segment and, while a flush runs, the snapshot being flushed.
+
+use std::cmp::Ordering;
+use std::ops::Bound;
+use std::sync::atomic::{AtomicI64, AtomicU64, AtomicUsize, Ordering as AtomicOrdering};
+
+use cellar_types::{compare_cells, Cell, CellType, KeyRef};
+use crossbeam_skiplist::SkipMap;
+
+/// A cell ordered as store files order it.
+#[derive(Debug, Clone)]
+pub struct MemKey(pub Cell);
+
+impl PartialEq for MemKey {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+impl Eq for MemKey {}
+impl PartialOrd for MemKey {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for MemKey {
+    fn cmp(&self, other: &Self) -> Ordering {
+        compare_cells(&self.0, &other.0)
+    }
+}
+
+/// Per-cell bookkeeping beyond the serialized bytes (skip-list node, key object).
+const CELL_OVERHEAD: usize = 96;
+
+/// One immutable-once-snapshotted set of cells.
+#[derive(Debug)]
+pub struct MemSegment {
+    map: SkipMap<MemKey, ()>,
+    size: AtomicUsize,
+    max_seq: AtomicU64,
+    /// Oldest time any cell was added (ms), for periodic flushes.
+    min_ts: AtomicI64,
+}
+
+impl Default for MemSegment {
+    fn default() -> Self {
+        MemSegment {
+            map: SkipMap::new(),
+            size: AtomicUsize::new(0),
+            max_seq: AtomicU64::new(0),
+            min_ts: AtomicI64::new(i64::MAX),
+        }
+    }
+}
+
+/// The probe that sorts before every cell at or after `key` (any sequence id).
+pub(crate) fn probe(key: &KeyRef<'_>) -> cellar_types::Result<MemKey> {
+    let cell = Cell::new(
+        key.row,
+        key.family,
+        key.qualifier,
+        key.timestamp,
+        CellType::from_code(key.type_code)?,
+        Vec::new(),
+    )?;
+    Ok(MemKey(cell.with_seq_id(u64::MAX)))
+}
+
+impl MemSegment {
+    pub fn new() -> MemSegment {
+        MemSegment::default()
+    }
+
+    /// Adds a cell (its sequence id already set); returns the bytes accounted.
+    pub fn add(&self, cell: Cell, now: i64) -> usize {
+        let size = cell.serialized_size(true) + CELL_OVERHEAD;
+        self.max_seq
+            .fetch_max(cell.seq_id(), AtomicOrdering::Relaxed);
+        self.min_ts.fetch_min(now, AtomicOrdering::Relaxed);
+        self.map.insert(MemKey(cell), ());
+        self.size.fetch_add(size, AtomicOrdering::Relaxed);
+        size
+    }
+
+    /// Accounted bytes.
+    pub fn size(&self) -> usize {
+        self.size.load(AtomicOrdering::Relaxed)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.map.is_empty()
+    }
+
+    pub fn len(&self) -> usize {
+        self.map.len()
+    }
+
+    pub fn max_seq_id(&self) -> u64 {
+        self.max_seq.load(AtomicOrdering::Relaxed)
+    }
+
+    /// When the oldest cell arrived (ms), if any.
+    pub fn oldest_edit_time(&self) -> Option<i64> {
+        let t = self.min_ts.load(AtomicOrdering::Relaxed);
+        (t != i64::MAX).then_some(t)
+    }
+
+    /// The first cell ≥ `key` (inclusive) or > it, with a sequence id ≤ `read_point`.
+    pub(crate) fn first_from(&self, from: Bound<&MemKey>, read_point: u64) -> Option<Cell> {
+        let mut entry = self.map.lower_bound(from);
+        while let Some(e) = entry {
+            if e.key().0.seq_id() <= read_point {
+                return Some(e.key().0.clone());
+            }
+            entry = e.next();
+        }
+        None
+    }
+
+    /// Every cell in order (for flushing).
+    pub fn cells(&self) -> impl Iterator<Item = Cell> + '_ {
+        self.map.iter().map(|e| e.key().0.clone())
+    }
+}

@@ -1,0 +1,392 @@
+//! A region: a table's row range (the whole table for now) with one store per family,
+//! the shared WAL, MVCC and row locks. Opening replays the WAL edits its stores have not
+//! flushed; flushes snapshot every MemStore under the updates lock so the flushed
+//! sequence id covers exactly the edits in the files; compactions run beside reads and
+//! writes and swap files at the end.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::Sender;
+use std::sync::{Arc, Mutex, MutexGuard, RwLock};
+
+use cellar_hfile::BlockCache;
+use cellar_io::{Clock, FileSystem};
+use cellar_types::{to_string_binary, KeyRef};
+use cellar_wal::{Wal, WalEdit};
+
+use crate::compaction::{major_due, select_minor, CompactionStream, MajorMatcher};
+use crate::config::Config;
+use crate::cursor::{CellCursor, FileCursor, Heap};
+use crate::descriptor::TableDescriptor;
+use crate::error::{RegionError, Result};
+use crate::matcher::{MatchParams, Matcher};
+use crate::mvcc::Mvcc;
+use crate::read::{Get, RowResult, Scan};
+use crate::row_lock::RowLocks;
+use crate::scanner::{RegionScanner, StoreScanner};
+use crate::store::Store;
+
+/// Background work a region asks for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Maintenance {
+    Flush(String),
+    Compact(String),
+}
+
+/// Counters of a region.
+#[derive(Debug, Default)]
+pub struct RegionMetrics {
+    pub read_requests: AtomicU64,
+    pub write_requests: AtomicU64,
+    pub blocked_requests: AtomicU64,
+    pub flushes: AtomicU64,
+    pub compactions: AtomicU64,
+    pub major_compactions: AtomicU64,
+}
+
+/// What a compaction did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CompactionOutcome {
+    /// Stores compacted, and whether each ran as a major (all-files) compaction.
+    pub stores: Vec<(Vec<u8>, bool)>,
+    pub cells_kept: u64,
+    pub cells_dropped: u64,
+}
+
+/// Everything a region needs from its server.
+#[derive(Clone)]
+pub struct RegionContext {
+    pub fs: Arc<dyn FileSystem>,
+    pub clock: Arc<dyn Clock>,
+    pub config: Arc<Config>,
+    pub wal: Arc<Wal>,
+    pub cache: Option<Arc<BlockCache>>,
+    pub maintenance: Option<Sender<Maintenance>>,
+}
+
+/// One region.
+pub struct Region {
+    pub(crate) name: String,
+    pub(crate) table: TableDescriptor,
+    dir: PathBuf,
+    pub(crate) ctx: RegionContext,
+    pub(crate) stores: BTreeMap<Vec<u8>, Store>,
+    pub(crate) mvcc: Mvcc,
+    pub(crate) locks: RowLocks,
+    /// Writers hold it shared from sequence id to MemStore; a flush snapshot holds it
+    /// exclusively.
+    pub(crate) updates: RwLock<()>,
+    flush_lock: Mutex<()>,
+    compact_lock: Mutex<()>,
+    pub(crate) flush_requested: AtomicBool,
+    closed: AtomicBool,
+    pub metrics: RegionMetrics,
+    seed: u64,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Region {
+    /// Opens (or creates) the region `name` of `table` in `dir`. WAL edits are replayed
+    /// separately through [`Region::replay`] before it takes writes.
+    pub fn open(
+        dir: &Path,
+        name: &str,
+        table: TableDescriptor,
+        ctx: RegionContext,
+    ) -> Result<Region> {
+        ctx.fs.create_dir_all(dir)?;
+        let mut stores = BTreeMap::new();
+        for family in &table.families {
+            let store_dir = dir.join(String::from_utf8_lossy(&family.name).as_ref());
+            let store = Store::open(
+                ctx.fs.clone(),
+                &store_dir,
+                family.clone(),
+                ctx.cache.clone(),
+            )?;
+            stores.insert(family.name.clone(), store);
+        }
+        let max_seq = stores
+            .values()
+            .map(|s| s.max_flushed_seq_id())
+            .max()
+            .unwrap_or(0);
+        let seed = name.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+            (h ^ b as u64).wrapping_mul(0x100_0000_01b3)
+        });
+        Ok(Region {
+            name: name.to_string(),
+            table,
+            dir: dir.to_path_buf(),
+            ctx,
+            stores,
+            mvcc: Mvcc::new(max_seq),
+            locks: RowLocks::default(),
+            updates: RwLock::new(()),
+            flush_lock: Mutex::new(()),
+            compact_lock: Mutex::new(()),
+            flush_requested: AtomicBool::new(false),
+            closed: AtomicBool::new(false),
+            metrics: RegionMetrics::default(),
+            seed,
+        })
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    pub fn table(&self) -> &TableDescriptor {
+        &self.table
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    pub fn store(&self, family: &[u8]) -> Option<&Store> {
+        self.stores.get(family)
+    }
+
+    pub fn stores(&self) -> impl Iterator<Item = &Store> {
+        self.stores.values()
+    }
+
+    /// Applies a replayed WAL edit: each cell goes to its store unless the store's files
+    /// already hold it.
+    pub fn replay(&self, edit: &WalEdit) -> Result<()> {
+        let now = self.ctx.clock.now_millis();
+        for cell in &edit.cells {
+            if let Some(store) = self.stores.get(cell.family()) {
+                if cell.seq_id() > store.max_flushed_seq_id() {
+                    store.add(cell.clone(), now);
+                }
+            }
+        }
+        self.mvcc.advance_to(edit.seq_id);
+        Ok(())
+    }
+
+    /// Highest sequence id used so far.
+    pub fn last_seq_id(&self) -> u64 {
+        self.mvcc.last_assigned()
+    }
+
+    /// MemStore bytes of every store.
+    pub fn memstore_size(&self) -> u64 {
+        self.stores.values().map(|s| s.memstore_size() as u64).sum()
+    }
+
+    /// Bytes of every store file.
+    pub fn store_files_size(&self) -> u64 {
+        self.stores.values().map(|s| s.files_size()).sum()
+    }
+
+    pub fn store_file_count(&self) -> usize {
+        self.stores.values().map(|s| s.files().len()).sum()
+    }
+
+    /// `MEMSTORE_FLUSHSIZE` or `hbase.hregion.memstore.flush.size`.
+    pub fn flush_size(&self) -> u64 {
+        self.table
+            .memstore_flush_size
+            .unwrap_or(self.ctx.config.memstore_flush_size)
+    }
+
+    pub(crate) fn check_open(&self) -> Result<()> {
+        if self.closed.load(Ordering::SeqCst) {
+            return Err(RegionError::Closed(self.name.clone()));
+        }
+        Ok(())
+    }
+
+    pub(crate) fn request(&self, m: Maintenance) -> bool {
+        match &self.ctx.maintenance {
+            Some(tx) => tx.send(m).is_ok(),
+            None => false,
+        }
+    }
+
+    /// Flushes every MemStore to new store files. Returns whether anything was written.
+    pub fn flush(&self) -> Result<bool> {
+        let _one = lock(&self.flush_lock);
+        self.flush_requested.store(false, Ordering::SeqCst);
+        let (snapshots, flush_seq) = {
+            let _w = self.updates.write().unwrap_or_else(|e| e.into_inner());
+            let snaps: Vec<_> = self
+                .stores
+                .iter()
+                .map(|(f, s)| (f.clone(), s.snapshot()))
+                .collect();
+            (snaps, self.mvcc.last_assigned())
+        };
+        let now = self.ctx.clock.now_millis();
+        let mut wrote = false;
+        for (family, segs) in snapshots {
+            let Some(store) = self.stores.get(&family) else {
+                continue;
+            };
+            let Some(seg) = segs.into_iter().next() else {
+                continue;
+            };
+            let mut cells = seg.cells().map(Ok);
+            let file = store.write_file(&mut cells, flush_seq, false, &[], now)?;
+            wrote |= file.is_some();
+            store.commit_flush(file);
+        }
+        self.ctx.wal.mark_flushed(&self.name, flush_seq)?;
+        if wrote {
+            self.metrics.flushes.fetch_add(1, Ordering::Relaxed);
+            if self.needs_compaction() && !self.request(Maintenance::Compact(self.name.clone())) {
+                // No background worker: the caller decides when to compact.
+            }
+        }
+        Ok(wrote)
+    }
+
+    /// Whether any store has enough files for a minor compaction, or a periodic major is due.
+    pub fn needs_compaction(&self) -> bool {
+        if !self.table.compaction_enabled {
+            return false;
+        }
+        let now = self.ctx.clock.now_millis();
+        self.stores.values().any(|s| {
+            let files = s.files();
+            !select_minor(&files, &self.ctx.config).is_empty()
+                || major_due(&files, &self.ctx.config, now, self.seed)
+        })
+    }
+
+    /// Runs the compactions the policy picks (`major` = every file of every store).
+    pub fn compact(&self, major: bool) -> Result<CompactionOutcome> {
+        let _one = lock(&self.compact_lock);
+        let now = self.ctx.clock.now_millis();
+        let mut outcome = CompactionOutcome::default();
+        for (family, store) in &self.stores {
+            let files = store.files();
+            let (selected, is_major) =
+                if major || major_due(&files, &self.ctx.config, now, self.seed) {
+                    (files.clone(), true)
+                } else {
+                    let sel = select_minor(&files, &self.ctx.config);
+                    let all = !sel.is_empty() && sel.len() == files.len();
+                    (sel, all)
+                };
+            if selected.is_empty() || (!is_major && selected.len() < 2) {
+                continue;
+            }
+            let mut cursors: Vec<Box<dyn CellCursor>> = Vec::new();
+            for f in &selected {
+                cursors.push(Box::new(FileCursor::at_start(f.reader.clone())?));
+            }
+            let matcher = is_major.then(|| MajorMatcher::new(&store.family, &self.ctx.config, now));
+            let mut stream = CompactionStream::new(Heap::new(cursors), matcher);
+            let max_seq = selected.iter().map(|f| f.max_seq_id).max().unwrap_or(0);
+            let names: Vec<String> = selected.iter().map(|f| f.name.clone()).collect();
+            let output = store.write_file(&mut stream, max_seq, is_major, &names, now)?;
+            outcome.cells_kept += stream.kept;
+            outcome.cells_dropped += stream.dropped;
+            store.commit_compaction(&selected, output)?;
+            outcome.stores.push((family.clone(), is_major));
+            self.metrics.compactions.fetch_add(1, Ordering::Relaxed);
+            if is_major {
+                self.metrics
+                    .major_compactions
+                    .fetch_add(1, Ordering::Relaxed);
+            }
+        }
+        Ok(outcome)
+    }
+
+    /// Opens a scanner over `scan`'s rows.
+    pub fn scanner(&self, scan: &Scan) -> Result<RegionScanner> {
+        self.scanner_inner(scan, None)
+    }
+
+    fn scanner_inner(&self, scan: &Scan, get_row: Option<&[u8]>) -> Result<RegionScanner> {
+        self.check_open()?;
+        if scan.start_row.len() > cellar_types::MAX_ROW_LEN
+            || scan.stop_row.len() > cellar_types::MAX_ROW_LEN + 1
+        {
+            return Err(RegionError::InvalidRead(
+                "Row length is > 32767".to_string(),
+            ));
+        }
+        for family in scan.columns.keys() {
+            if !self.stores.contains_key(family) {
+                return Err(RegionError::NoSuchColumnFamily {
+                    family: to_string_binary(family),
+                    region: self.name.clone(),
+                });
+            }
+        }
+        self.metrics.read_requests.fetch_add(1, Ordering::Relaxed);
+        let read_point = self.mvcc.read_point();
+        let now = self.ctx.clock.now_millis();
+        let mut scanners = Vec::new();
+        for (family, store) in &self.stores {
+            let columns = if scan.columns.is_empty() {
+                None
+            } else {
+                match scan.columns.get(family) {
+                    None => continue,
+                    Some(c) => c.clone(),
+                }
+            };
+            let start = KeyRef::first_on_row(&scan.start_row);
+            let cursors = store.cursors(read_point, &start, get_row)?;
+            let params = MatchParams::new(
+                &store.family,
+                scan.max_versions,
+                scan.time_range,
+                columns,
+                scan.raw,
+                now,
+            );
+            scanners.push(StoreScanner::new(
+                family.clone(),
+                Heap::new(cursors),
+                Matcher::new(params),
+                self.ctx.config.max_row_size,
+            ));
+        }
+        Ok(RegionScanner::new(scanners, scan.clone()))
+    }
+
+    /// Reads one row (an empty result when it has no cells).
+    pub fn get(&self, get: &Get) -> Result<RowResult> {
+        let scan = get.to_scan();
+        let mut scanner = self.scanner_inner(&scan, Some(&get.row))?;
+        let mut result = match scanner.next_row()? {
+            Some(r) if r.row == get.row => r,
+            _ => RowResult {
+                row: get.row.clone(),
+                cells: Vec::new(),
+                exists: None,
+            },
+        };
+        if get.check_existence_only {
+            result.exists = Some(!result.cells.is_empty());
+            result.cells.clear();
+        }
+        Ok(result)
+    }
+
+    /// Flushes what is in memory and refuses further work.
+    pub fn close(&self) -> Result<()> {
+        if self.closed.swap(true, Ordering::SeqCst) {
+            return Ok(());
+        }
+        self.flush()?;
+        Ok(())
+    }
+
+    /// Stops serving without flushing (the WAL still holds the edits).
+    pub fn abort(&self) {
+        self.closed.store(true, Ordering::SeqCst);
+    }
+}

@@ -1,0 +1,368 @@
+//! A store: one column family of one region — its MemStore (active segment and, while
+//! flushing, a snapshot) and its store files. Files are written under `.tmp/`, fsynced,
+//! renamed into place and the directory fsynced, so a crash leaves either no file or a
+//! whole one. A compaction's output names the files it replaces (file info key
+//! `CELLAR_COMPACTED_FILES`); opening a store deletes files an existing output replaced.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
+
+use cellar_hfile::file_info as fi;
+use cellar_hfile::{BlockCache, HFileReader, HFileWriter, WriterOptions};
+use cellar_io::FileSystem;
+use cellar_types::{Cell, KeyRef};
+
+use crate::cursor::{CellCursor, FileCursor, MemCursor};
+use crate::descriptor::FamilyDescriptor;
+use crate::error::{RegionError, Result};
+use crate::memstore::MemSegment;
+
+/// File info key listing (newline-separated) the files a compaction output replaces.
+pub const COMPACTED_FILES: &[u8] = b"CELLAR_COMPACTED_FILES";
+
+/// One immutable store file.
+#[derive(Debug)]
+pub struct StoreFile {
+    pub name: String,
+    pub path: PathBuf,
+    pub reader: Arc<HFileReader>,
+    pub max_seq_id: u64,
+    pub size: u64,
+    pub entries: u64,
+    pub major: bool,
+    pub time_range: Option<(i64, i64)>,
+    pub compacted: Vec<String>,
+}
+
+impl StoreFile {
+    pub fn open(
+        fs: &Arc<dyn FileSystem>,
+        path: &Path,
+        cache: Option<Arc<BlockCache>>,
+    ) -> Result<StoreFile> {
+        let reader = Arc::new(HFileReader::open(fs.as_ref(), path, cache)?);
+        let info = reader.file_info();
+        let max_seq_id = info.get_i64(fi::MAX_SEQ_ID_KEY).unwrap_or(0).max(0) as u64;
+        let major = info
+            .get(fi::MAJOR_COMPACTION_KEY)
+            .is_some_and(|v| v.first().is_some_and(|b| *b != 0));
+        let compacted = info
+            .get(COMPACTED_FILES)
+            .map(|v| {
+                String::from_utf8_lossy(v)
+                    .lines()
+                    .filter(|l| !l.is_empty())
+                    .map(str::to_string)
+                    .collect()
+            })
+            .unwrap_or_default();
+        let time_range = info.time_range();
+        Ok(StoreFile {
+            name: path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            path: path.to_path_buf(),
+            size: reader.file_size(),
+            entries: reader.entry_count(),
+            reader,
+            max_seq_id,
+            major,
+            time_range,
+            compacted,
+        })
+    }
+}
+
+/// What a store holds right now.
+#[derive(Debug)]
+pub struct StoreState {
+    pub active: Arc<MemSegment>,
+    pub snapshot: Option<Arc<MemSegment>>,
+    /// Oldest first (by max sequence id).
+    pub files: Vec<Arc<StoreFile>>,
+}
+
+/// One family of one region.
+#[derive(Debug)]
+pub struct Store {
+    pub family: FamilyDescriptor,
+    dir: PathBuf,
+    fs: Arc<dyn FileSystem>,
+    cache: Option<Arc<BlockCache>>,
+    state: RwLock<StoreState>,
+}
+
+static FILE_COUNTER: AtomicU64 = AtomicU64::new(0);
+
+/// A new unique store file name (32 hex digits, like HBase's).
+pub(crate) fn new_file_name(now: i64) -> String {
+    let n = FILE_COUNTER.fetch_add(1, Ordering::Relaxed);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.subsec_nanos() as u64)
+        .unwrap_or(0);
+    format!(
+        "{:016x}{:016x}",
+        now as u64,
+        (nanos << 20) ^ (std::process::id() as u64) << 44 ^ n
+    )
+}
+
+impl Store {
+    /// Opens the store in `dir`, creating it if needed.
+    pub fn open(
+        fs: Arc<dyn FileSystem>,
+        dir: &Path,
+        family: FamilyDescriptor,
+        cache: Option<Arc<BlockCache>>,
+    ) -> Result<Store> {
+        fs.create_dir_all(dir)?;
+        let tmp = dir.join(".tmp");
+        if fs.exists(&tmp) {
+            for p in fs.list_dir(&tmp)? {
+                fs.remove_file(&p)?;
+            }
+        }
+        let mut files = Vec::new();
+        for path in fs.list_dir(dir)? {
+            let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+                continue;
+            };
+            if name.starts_with('.') {
+                continue;
+            }
+            files.push(Arc::new(StoreFile::open(&fs, &path, cache.clone())?));
+        }
+        // Files replaced by a finished compaction whose deletion did not complete.
+        let replaced: std::collections::HashSet<String> = files
+            .iter()
+            .flat_map(|f| f.compacted.iter().cloned())
+            .collect();
+        if !replaced.is_empty() {
+            let mut keep = Vec::new();
+            for f in files {
+                if replaced.contains(&f.name) {
+                    fs.remove_file(&f.path)?;
+                } else {
+                    keep.push(f);
+                }
+            }
+            files = keep;
+            fs.sync_dir(dir)?;
+        }
+        files.sort_by(|a, b| a.max_seq_id.cmp(&b.max_seq_id).then(a.name.cmp(&b.name)));
+        Ok(Store {
+            family,
+            dir: dir.to_path_buf(),
+            fs,
+            cache,
+            state: RwLock::new(StoreState {
+                active: Arc::new(MemSegment::new()),
+                snapshot: None,
+                files,
+            }),
+        })
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    pub fn read(&self) -> RwLockReadGuard<'_, StoreState> {
+        self.state.read().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn write(&self) -> RwLockWriteGuard<'_, StoreState> {
+        self.state.write().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Adds a cell to the active MemStore; returns the bytes accounted.
+    pub fn add(&self, cell: Cell, now: i64) -> usize {
+        self.read().active.add(cell, now)
+    }
+
+    /// Highest sequence id in the store files.
+    pub fn max_flushed_seq_id(&self) -> u64 {
+        self.read()
+            .files
+            .iter()
+            .map(|f| f.max_seq_id)
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// MemStore bytes (active + snapshot).
+    pub fn memstore_size(&self) -> usize {
+        let s = self.read();
+        s.active.size() + s.snapshot.as_ref().map_or(0, |x| x.size())
+    }
+
+    /// Store files, oldest first.
+    pub fn files(&self) -> Vec<Arc<StoreFile>> {
+        self.read().files.clone()
+    }
+
+    /// Bytes of all store files.
+    pub fn files_size(&self) -> u64 {
+        self.read().files.iter().map(|f| f.size).sum()
+    }
+
+    /// Moves the active segment to the snapshot (a previous failed snapshot is kept and
+    /// merged into the flush). Returns the segments to flush.
+    pub fn snapshot(&self) -> Vec<Arc<MemSegment>> {
+        let mut s = self.write();
+        let mut out = Vec::new();
+        if let Some(old) = s.snapshot.take() {
+            out.push(old);
+        }
+        if !s.active.is_empty() {
+            let active = std::mem::replace(&mut s.active, Arc::new(MemSegment::new()));
+            out.push(active);
+        }
+        match out.len() {
+            0 => {}
+            1 => s.snapshot = out.first().cloned(),
+            _ => {
+                // Merge into one segment so readers see one snapshot.
+                let merged = MemSegment::new();
+                for seg in &out {
+                    for c in seg.cells() {
+                        merged.add(c, 0);
+                    }
+                }
+                let merged = Arc::new(merged);
+                s.snapshot = Some(merged.clone());
+                out = vec![merged];
+            }
+        }
+        out
+    }
+
+    /// Writer options from the family's attributes.
+    pub fn writer_options(&self, now: i64) -> WriterOptions {
+        WriterOptions {
+            block_size: self.family.block_size as usize,
+            compression: self.family.compression,
+            encoding: self.family.encoding,
+            bloom: self.family.bloom,
+            create_time: now,
+            ..WriterOptions::default()
+        }
+    }
+
+    /// Writes `cells` to a new file under `.tmp/`, then moves it into the store. Returns
+    /// the opened file (not yet visible to readers), or `None` for no cells.
+    pub fn write_file(
+        &self,
+        cells: &mut dyn Iterator<Item = Result<Cell>>,
+        max_seq_id: u64,
+        major: bool,
+        compacted: &[String],
+        now: i64,
+    ) -> Result<Option<Arc<StoreFile>>> {
+        let tmp_dir = self.dir.join(".tmp");
+        self.fs.create_dir_all(&tmp_dir)?;
+        let name = new_file_name(now);
+        let tmp = tmp_dir.join(&name);
+        let mut w = HFileWriter::create(self.fs.as_ref(), &tmp, self.writer_options(now))?;
+        w.add_file_info(fi::MAX_SEQ_ID_KEY, (max_seq_id as i64).to_be_bytes());
+        w.add_file_info(fi::MAJOR_COMPACTION_KEY, vec![major as u8]);
+        if !compacted.is_empty() {
+            w.add_file_info(COMPACTED_FILES, compacted.join("\n").into_bytes());
+        }
+        let mut any = false;
+        for cell in cells {
+            w.append(cell?)?;
+            any = true;
+        }
+        let _summary = w.close()?;
+        if !any && compacted.is_empty() {
+            self.fs.remove_file(&tmp)?;
+            return Ok(None);
+        }
+        let dest = self.dir.join(&name);
+        self.fs.rename(&tmp, &dest)?;
+        self.fs.sync_dir(&self.dir)?;
+        Ok(Some(Arc::new(StoreFile::open(
+            &self.fs,
+            &dest,
+            self.cache.clone(),
+        )?)))
+    }
+
+    /// Publishes a flushed file and drops the snapshot it came from.
+    pub fn commit_flush(&self, file: Option<Arc<StoreFile>>) {
+        let mut s = self.write();
+        if let Some(f) = file {
+            s.files.push(f);
+        }
+        s.snapshot = None;
+    }
+
+    /// Swaps compacted files for their output, then deletes them.
+    pub fn commit_compaction(
+        &self,
+        removed: &[Arc<StoreFile>],
+        output: Option<Arc<StoreFile>>,
+    ) -> Result<()> {
+        {
+            let mut s = self.write();
+            s.files
+                .retain(|f| !removed.iter().any(|r| r.name == f.name));
+            if let Some(o) = output {
+                s.files.push(o);
+                s.files
+                    .sort_by(|a, b| a.max_seq_id.cmp(&b.max_seq_id).then(a.name.cmp(&b.name)));
+            }
+        }
+        for f in removed {
+            if let Some(c) = &self.cache {
+                c.evict_file(f.reader.id());
+            }
+            self.fs.remove_file(&f.path)?;
+        }
+        self.fs.sync_dir(&self.dir)?;
+        Ok(())
+    }
+
+    /// Cursors over every source, positioned at `start`, showing cells up to `read_point`.
+    /// With `get_row`, files whose row bloom rules the row out are left out.
+    pub fn cursors(
+        &self,
+        read_point: u64,
+        start: &KeyRef<'_>,
+        get_row: Option<&[u8]>,
+    ) -> Result<Vec<Box<dyn CellCursor>>> {
+        let s = self.read();
+        let mut out: Vec<Box<dyn CellCursor>> = Vec::new();
+        out.push(Box::new(MemCursor::new(
+            s.active.clone(),
+            read_point,
+            start,
+        )?));
+        if let Some(snap) = &s.snapshot {
+            out.push(Box::new(MemCursor::new(snap.clone(), read_point, start)?));
+        }
+        let files = s.files.clone();
+        drop(s);
+        for f in files.iter().rev() {
+            if let Some(row) = get_row {
+                if !f.reader.might_contain_row(row)? {
+                    continue;
+                }
+            }
+            out.push(Box::new(FileCursor::new(f.reader.clone(), start)?));
+        }
+        Ok(out)
+    }
+
+    /// A corrupt-store error for this store.
+    pub fn corrupt(&self, reason: impl Into<String>) -> RegionError {
+        RegionError::CorruptStore {
+            path: self.dir.display().to_string(),
+            reason: reason.into(),
+        }
+    }
+}

@@ -1,0 +1,483 @@
+//! The write path of a region (§6.2, §8, §13): check limits and MemStore pressure, lock
+//! the row, stamp timestamps (resolving Delete-at-LATEST to the version it names), take a
+//! sequence id, log the edit, apply it to the MemStores, advance the read point, unlock.
+//! Every operation here is atomic on its row.
+
+use std::collections::HashMap;
+use std::sync::atomic::Ordering;
+
+use cellar_types::{to_string_binary, Cell, CellType, LATEST_TIMESTAMP};
+use cellar_wal::{Durability, WalEdit};
+
+use crate::error::{RegionError, Result};
+use crate::mutation::{Append, Condition, Delete, Increment, Mutation, Put};
+use crate::read::{Get, RowResult, TimeRange};
+use crate::region::{Maintenance, Region};
+
+impl Region {
+    /// Writes a Put.
+    pub fn put(&self, put: Put) -> Result<()> {
+        let row = put.row.clone();
+        self.apply(&row, &[Mutation::Put(put)], None).map(|_| ())
+    }
+
+    /// Writes a Delete.
+    pub fn delete(&self, delete: Delete) -> Result<()> {
+        let row = delete.row.clone();
+        self.apply(&row, &[Mutation::Delete(delete)], None)
+            .map(|_| ())
+    }
+
+    /// Adds to counters; returns the new values (unless `return_results` is off).
+    pub fn increment(&self, inc: Increment) -> Result<RowResult> {
+        let row = inc.row.clone();
+        Ok(self.apply(&row, &[Mutation::Increment(inc)], None)?.1)
+    }
+
+    /// Appends to values; returns the new values (unless `return_results` is off).
+    pub fn append(&self, app: Append) -> Result<RowResult> {
+        let row = app.row.clone();
+        Ok(self.apply(&row, &[Mutation::Append(app)], None)?.1)
+    }
+
+    /// Applies several mutations of one row atomically (`mutateRow`).
+    pub fn mutate_row(&self, row: &[u8], mutations: &[Mutation]) -> Result<RowResult> {
+        Ok(self.apply(row, mutations, None)?.1)
+    }
+
+    /// Applies `mutations` to `row` atomically when `condition` holds; returns whether it
+    /// held, and the mutations' results.
+    pub fn check_and_mutate(
+        &self,
+        row: &[u8],
+        condition: &Condition,
+        mutations: &[Mutation],
+    ) -> Result<(bool, RowResult)> {
+        self.apply(row, mutations, Some(condition))
+    }
+
+    /// Applies each mutation on its own (atomic per row, not across rows).
+    pub fn batch(&self, mutations: &[Mutation]) -> Vec<Result<RowResult>> {
+        mutations
+            .iter()
+            .map(|m| {
+                self.apply(m.row(), std::slice::from_ref(m), None)
+                    .map(|r| r.1)
+            })
+            .collect()
+    }
+
+    fn family_checked(&self, family: &[u8]) -> Result<()> {
+        if self.stores.contains_key(family) {
+            Ok(())
+        } else {
+            Err(RegionError::NoSuchColumnFamily {
+                family: to_string_binary(family),
+                region: self.name.clone(),
+            })
+        }
+    }
+
+    fn check_cell_size(
+        &self,
+        row: &[u8],
+        family: &[u8],
+        qualifier: &[u8],
+        value_len: usize,
+    ) -> Result<()> {
+        let limit = self.ctx.config.keyvalue_max_size;
+        if limit <= 0 {
+            return Ok(());
+        }
+        let key_len =
+            cellar_types::KEY_INFRASTRUCTURE_SIZE + row.len() + family.len() + qualifier.len();
+        let size = (8 + key_len + value_len + 4) as u64;
+        if size > limit as u64 {
+            return Err(RegionError::CellTooLarge {
+                cell: format!(
+                    "{}/{}:{}",
+                    to_string_binary(row),
+                    to_string_binary(family),
+                    to_string_binary(qualifier)
+                ),
+                size,
+                limit: limit as u64,
+            });
+        }
+        Ok(())
+    }
+
+    fn validate(&self, row: &[u8], mutations: &[Mutation]) -> Result<()> {
+        if row.is_empty() {
+            return Err(RegionError::InvalidMutation("Row length is 0".into()));
+        }
+        if row.len() > cellar_types::MAX_ROW_LEN {
+            return Err(RegionError::InvalidMutation(format!(
+                "Row length {} is > 32767",
+                row.len()
+            )));
+        }
+        if mutations.is_empty() {
+            return Err(RegionError::InvalidMutation("No mutations".into()));
+        }
+        for m in mutations {
+            if m.row() != row {
+                return Err(RegionError::InvalidMutation(format!(
+                    "The row in {} doesn't match the original one {}",
+                    to_string_binary(m.row()),
+                    to_string_binary(row)
+                )));
+            }
+            match m {
+                Mutation::Put(p) => {
+                    if p.cells.is_empty() {
+                        return Err(RegionError::InvalidMutation("No columns to insert".into()));
+                    }
+                    for (f, q, ts, v) in &p.cells {
+                        self.family_checked(f)?;
+                        if *ts < 0 {
+                            return Err(RegionError::InvalidMutation(format!(
+                                "Timestamp cannot be negative. ts={ts}"
+                            )));
+                        }
+                        self.check_cell_size(row, f, q, v.len())?;
+                    }
+                }
+                Mutation::Delete(d) => {
+                    for s in &d.specs {
+                        self.family_checked(&s.family)?;
+                        if s.ts < 0 {
+                            return Err(RegionError::InvalidMutation(format!(
+                                "Timestamp cannot be negative. ts={}",
+                                s.ts
+                            )));
+                        }
+                    }
+                }
+                Mutation::Increment(i) => {
+                    if i.columns.is_empty() {
+                        return Err(RegionError::InvalidMutation(
+                            "No columns to increment".into(),
+                        ));
+                    }
+                    for (f, q, _) in &i.columns {
+                        self.family_checked(f)?;
+                        self.check_cell_size(row, f, q, 8)?;
+                    }
+                }
+                Mutation::Append(a) => {
+                    if a.columns.is_empty() {
+                        return Err(RegionError::InvalidMutation("No columns to append".into()));
+                    }
+                    for (f, q, v) in &a.columns {
+                        self.family_checked(f)?;
+                        self.check_cell_size(row, f, q, v.len())?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Refuses writes while the MemStores are over flush size × block multiplier.
+    fn check_resources(&self) -> Result<()> {
+        let limit = self
+            .flush_size()
+            .saturating_mul(self.ctx.config.memstore_block_multiplier);
+        if self.memstore_size() <= limit {
+            return Ok(());
+        }
+        if self.request(Maintenance::Flush(self.name.clone())) {
+            self.metrics
+                .blocked_requests
+                .fetch_add(1, Ordering::Relaxed);
+            return Err(RegionError::RegionTooBusy {
+                region: self.name.clone(),
+                limit,
+            });
+        }
+        // No background flusher: flush here, then go on.
+        self.flush()?;
+        Ok(())
+    }
+
+    /// The newest `n` versions of a column (as a Get sees them now).
+    fn current(
+        &self,
+        row: &[u8],
+        family: &[u8],
+        qualifier: &[u8],
+        n: u32,
+        tr: TimeRange,
+    ) -> Result<Vec<Cell>> {
+        let mut get = Get::new(row).add_column(family, qualifier).max_versions(n);
+        get.time_range = tr;
+        Ok(self.get(&get)?.cells)
+    }
+
+    fn durability_of(&self, mutations: &[Mutation]) -> Durability {
+        let fallback = self
+            .table
+            .durability
+            .or(self.ctx.config.default_durability());
+        let rank = |d: Durability| match d {
+            Durability::SkipWal => 0,
+            Durability::AsyncWal => 1,
+            Durability::SyncWal | Durability::UseDefault => 2,
+            Durability::FsyncWal => 3,
+        };
+        mutations
+            .iter()
+            .map(|m| m.durability().or(fallback))
+            .max_by_key(|d| rank(*d))
+            .unwrap_or(fallback)
+    }
+
+    /// Checks the condition of a checkAndMutate; returns whether it holds and the
+    /// timestamp of the cell it saw.
+    fn check_condition(&self, row: &[u8], c: &Condition) -> Result<(bool, i64)> {
+        let cells = self.current(row, &c.family, &c.qualifier, 1, c.time_range)?;
+        let value_is_null = c.expected.as_ref().is_none_or(|v| v.is_empty());
+        let not_equal = c.op == crate::mutation::CompareOp::NotEqual;
+        Ok(match (cells.first(), value_is_null) {
+            (None, true) => (!not_equal, 0),
+            (Some(cell), true) => (cell.value().is_empty() != not_equal, cell.timestamp()),
+            (Some(cell), false) => {
+                let expected = c.expected.as_deref().unwrap_or_default();
+                (c.op.holds(expected.cmp(cell.value())), cell.timestamp())
+            }
+            (None, false) => (false, 0),
+        })
+    }
+
+    fn apply(
+        &self,
+        row: &[u8],
+        mutations: &[Mutation],
+        condition: Option<&Condition>,
+    ) -> Result<(bool, RowResult)> {
+        self.check_open()?;
+        if self.table.read_only {
+            return Err(RegionError::InvalidMutation(format!(
+                "Table {} is read only",
+                self.table.name
+            )));
+        }
+        self.validate(row, mutations)?;
+        if let Some(c) = condition {
+            self.family_checked(&c.family)?;
+        }
+        self.check_resources()?;
+        let guard = self
+            .locks
+            .lock_rows(&[row], self.ctx.config.row_lock_wait())
+            .map_err(|r| RegionError::RowLockTimeout {
+                row: to_string_binary(&r),
+                region: self.name.clone(),
+            })?;
+        let now = self.ctx.clock.now_millis();
+        let mut put_ts = now;
+        if let Some(c) = condition {
+            let (holds, seen_ts) = self.check_condition(row, c)?;
+            if !holds {
+                return Ok((false, RowResult::default()));
+            }
+            put_ts = now.max(seen_ts);
+        }
+        let mut cells: Vec<Cell> = Vec::new();
+        let mut results: Vec<Cell> = Vec::new();
+        let mut returns = false;
+        for m in mutations {
+            match m {
+                Mutation::Put(p) => {
+                    for (f, q, ts, v) in &p.cells {
+                        let ts = if *ts == LATEST_TIMESTAMP { put_ts } else { *ts };
+                        cells.push(Cell::put(
+                            row,
+                            f.as_slice(),
+                            q.as_slice(),
+                            ts,
+                            v.as_slice(),
+                        )?);
+                    }
+                }
+                Mutation::Delete(d) => self.delete_cells(row, d, now, &mut cells)?,
+                Mutation::Increment(inc) => {
+                    returns |= inc.return_results;
+                    self.increment_cells(row, inc, now, &mut cells, &mut results)?;
+                }
+                Mutation::Append(app) => {
+                    returns |= app.return_results;
+                    for (f, q, v) in &app.columns {
+                        let old = self.current(row, f, q, 1, TimeRange::ALL)?;
+                        let (value, ts) = match old.first() {
+                            Some(c) => {
+                                let mut value = c.value().to_vec();
+                                value.extend_from_slice(v);
+                                (value, now.max(c.timestamp().saturating_add(1)))
+                            }
+                            None => (v.clone(), now),
+                        };
+                        let cell = Cell::put(row, f.as_slice(), q.as_slice(), ts, value)?;
+                        results.push(cell.clone());
+                        cells.push(cell);
+                    }
+                }
+            }
+        }
+        if !cells.is_empty() {
+            self.write_cells(cells, self.durability_of(mutations), now)?;
+        }
+        drop(guard);
+        self.metrics.write_requests.fetch_add(1, Ordering::Relaxed);
+        self.maybe_flush()?;
+        results.sort_by(cellar_types::compare_cells);
+        Ok((
+            true,
+            RowResult {
+                row: row.to_vec(),
+                cells: if returns { results } else { Vec::new() },
+                exists: None,
+            },
+        ))
+    }
+
+    fn delete_cells(&self, row: &[u8], d: &Delete, now: i64, out: &mut Vec<Cell>) -> Result<()> {
+        let stamp = |ts: i64| if ts == LATEST_TIMESTAMP { now } else { ts };
+        if d.specs.is_empty() {
+            for family in self.stores.keys() {
+                out.push(Cell::new(
+                    row,
+                    family.as_slice(),
+                    b"".as_slice(),
+                    stamp(d.ts),
+                    CellType::DeleteFamily,
+                    b"".as_slice(),
+                )?);
+            }
+            return Ok(());
+        }
+        // Delete-at-LATEST markers take the timestamp of the N-th newest version, N
+        // counting such markers of the column in this Delete.
+        let mut latest_count: HashMap<(&[u8], &[u8]), u32> = HashMap::new();
+        for s in &d.specs {
+            if s.kind == CellType::Delete && s.ts == LATEST_TIMESTAMP {
+                *latest_count.entry((&s.family, &s.qualifier)).or_insert(0) += 1;
+            }
+        }
+        let mut resolved: HashMap<(&[u8], &[u8]), Vec<i64>> = HashMap::new();
+        for ((f, q), n) in &latest_count {
+            let versions = self.current(row, f, q, *n, TimeRange::ALL)?;
+            let ts = if versions.len() < *n as usize {
+                now
+            } else {
+                versions.last().map_or(now, |c| c.timestamp())
+            };
+            resolved.insert((f, q), vec![ts]);
+        }
+        for s in &d.specs {
+            let ts = if s.kind == CellType::Delete && s.ts == LATEST_TIMESTAMP {
+                resolved
+                    .get(&(s.family.as_slice(), s.qualifier.as_slice()))
+                    .and_then(|v| v.first().copied())
+                    .unwrap_or(now)
+            } else {
+                stamp(s.ts)
+            };
+            out.push(Cell::new(
+                row,
+                s.family.as_slice(),
+                s.qualifier.as_slice(),
+                ts,
+                s.kind,
+                b"".as_slice(),
+            )?);
+        }
+        Ok(())
+    }
+
+    fn increment_cells(
+        &self,
+        row: &[u8],
+        inc: &Increment,
+        now: i64,
+        out: &mut Vec<Cell>,
+        results: &mut Vec<Cell>,
+    ) -> Result<()> {
+        for (f, q, delta) in &inc.columns {
+            let old = self.current(row, f, q, 1, inc.time_range)?;
+            let (old_value, ts) = match old.first() {
+                Some(c) => {
+                    let bytes: [u8; 8] =
+                        c.value().try_into().map_err(|_| RegionError::NotALong {
+                            len: c.value().len(),
+                        })?;
+                    (
+                        i64::from_be_bytes(bytes),
+                        now.max(c.timestamp().saturating_add(1)),
+                    )
+                }
+                None => (0, now),
+            };
+            let value = old_value.wrapping_add(*delta);
+            let cell = Cell::put(
+                row,
+                f.as_slice(),
+                q.as_slice(),
+                ts,
+                value.to_be_bytes().to_vec(),
+            )?;
+            results.push(if *delta == 0 {
+                old.first().cloned().unwrap_or(cell.clone())
+            } else {
+                cell.clone()
+            });
+            if *delta != 0 {
+                out.push(cell);
+            }
+        }
+        Ok(())
+    }
+
+    /// Takes a sequence id, logs and applies `cells` as one edit.
+    fn write_cells(&self, mut cells: Vec<Cell>, durability: Durability, now: i64) -> Result<()> {
+        let updates = self.updates.read().unwrap_or_else(|e| e.into_inner());
+        let seq = self.mvcc.begin();
+        cells = cells.into_iter().map(|c| c.with_seq_id(seq)).collect();
+        if durability != Durability::SkipWal {
+            let edit = WalEdit {
+                region: self.name.clone(),
+                seq_id: seq,
+                write_time: now,
+                cells,
+            };
+            if let Err(e) = self.ctx.wal.append(&edit, durability) {
+                drop(updates);
+                self.mvcc.complete(seq);
+                return Err(e.into());
+            }
+            cells = edit.cells;
+        }
+        for cell in cells {
+            if let Some(store) = self.stores.get(cell.family()) {
+                store.add(cell, now);
+            }
+        }
+        drop(updates);
+        self.mvcc.complete(seq);
+        Ok(())
+    }
+
+    fn maybe_flush(&self) -> Result<()> {
+        if self.memstore_size() < self.flush_size() {
+            return Ok(());
+        }
+        if self.flush_requested.swap(true, Ordering::SeqCst) {
+            return Ok(());
+        }
+        if !self.request(Maintenance::Flush(self.name.clone())) {
+            self.flush()?;
+        }
+        Ok(())
+    }
+}
