@@ -53,7 +53,10 @@ impl StoreScanner {
                     out.push(cell.clone());
                     self.heap.advance()?;
                 }
+                // The empty qualifier also holds the family's delete markers, which may
+                // sort after its puts: step through it instead of seeking past them.
                 MatchCode::Skip => self.heap.advance()?,
+                MatchCode::SeekNextCol if cell.qualifier().is_empty() => self.heap.advance()?,
                 MatchCode::SeekNextCol => {
                     let (r, f, q) = (
                         cell.row().to_vec(),

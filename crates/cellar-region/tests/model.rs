@@ -1,0 +1,575 @@
+#![allow(clippy::unwrap_used)]
+//! The region against a reference model: plain ordered maps of physical cells, with HBase
+//! visibility computed directly from its definition (§2). Random puts, all delete kinds,
+//! increments, appends, checkAndMutates, gets and scans, interleaved with flushes, minor
+//! and major compactions, clock moves (TTL) and reopens; results compared after every
+//! read. Seeded: a failure names its seed and step.
+
+mod common;
+
+use std::collections::BTreeMap;
+
+use cellar_region::{
+    Append, CompareOp, Condition, Config, Delete, FamilyDescriptor, Get, Increment,
+    KeepDeletedCells, Mutation, Put, Scan, TableDescriptor, TimeRange,
+};
+use cellar_types::{CellType, LATEST_TIMESTAMP};
+use common::{Harness, T0};
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+
+#[derive(Debug, Clone)]
+struct MCell {
+    ts: i64,
+    ty: CellType,
+    seq: u64,
+    value: Vec<u8>,
+    /// In a store file (compactions only see these).
+    flushed: bool,
+}
+
+#[derive(Clone)]
+struct Fam {
+    name: Vec<u8>,
+    versions: u32,
+    min_versions: u32,
+    ttl_ms: Option<i64>,
+    kdc: KeepDeletedCells,
+}
+
+/// (family, row, qualifier) -> physical cells.
+type Cells = BTreeMap<(Vec<u8>, Vec<u8>, Vec<u8>), Vec<MCell>>;
+
+struct Model {
+    fams: Vec<Fam>,
+    cells: Cells,
+    seq: u64,
+}
+
+type Out = Vec<(Vec<u8>, Vec<u8>, Vec<u8>, i64, u8, Vec<u8>)>;
+
+impl Model {
+    fn fam(&self, f: &[u8]) -> &Fam {
+        self.fams.iter().find(|x| x.name == f).unwrap()
+    }
+
+    fn add(&mut self, f: &[u8], row: &[u8], q: &[u8], ts: i64, ty: CellType, v: &[u8]) {
+        self.cells
+            .entry((f.to_vec(), row.to_vec(), q.to_vec()))
+            .or_default()
+            .push(MCell {
+                ts,
+                ty,
+                seq: self.seq,
+                value: v.to_vec(),
+                flushed: false,
+            });
+    }
+
+    fn flushed(&mut self) {
+        for cells in self.cells.values_mut() {
+            for c in cells {
+                c.flushed = true;
+            }
+        }
+    }
+
+    /// Markers of a row/family that apply under the read's time range.
+    fn markers(&self, f: &Fam, row: &[u8], tr: TimeRange) -> Vec<(Vec<u8>, i64, CellType)> {
+        self.markers_where(f, row, tr, false)
+    }
+
+    fn markers_where(
+        &self,
+        f: &Fam,
+        row: &[u8],
+        tr: TimeRange,
+        only_flushed: bool,
+    ) -> Vec<(Vec<u8>, i64, CellType)> {
+        let mut out = Vec::new();
+        for ((ff, r, q), cells) in &self.cells {
+            if ff != &f.name || r != row {
+                continue;
+            }
+            for c in cells {
+                let applies = if f.kdc == KeepDeletedCells::False {
+                    c.ts >= tr.min
+                } else {
+                    tr.contains(c.ts)
+                };
+                if c.ty.is_delete() && applies && (c.flushed || !only_flushed) {
+                    out.push((q.clone(), c.ts, c.ty));
+                }
+            }
+        }
+        out
+    }
+
+    fn masked(markers: &[(Vec<u8>, i64, CellType)], q: &[u8], ts: i64) -> bool {
+        markers.iter().any(|(mq, mts, ty)| match ty {
+            CellType::DeleteFamily => ts <= *mts,
+            CellType::DeleteFamilyVersion => ts == *mts,
+            CellType::DeleteColumn => mq == q && ts <= *mts,
+            CellType::Delete => mq == q && ts == *mts,
+            _ => false,
+        })
+    }
+
+    /// Cells a read of one row returns.
+    fn read_row(
+        &self,
+        row: &[u8],
+        cols: &Option<(Vec<u8>, Vec<u8>)>,
+        maxv: u32,
+        tr: TimeRange,
+        now: i64,
+    ) -> Out {
+        let mut out = Vec::new();
+        for f in &self.fams {
+            if let Some((cf, _)) = cols {
+                if cf != &f.name {
+                    continue;
+                }
+            }
+            let markers = self.markers(f, row, tr);
+            let maxv = maxv.min(f.versions);
+            for ((ff, r, q), cells) in &self.cells {
+                if ff != &f.name || r != row {
+                    continue;
+                }
+                if let Some((_, cq)) = cols {
+                    if cq != q {
+                        continue;
+                    }
+                }
+                let mut puts: Vec<&MCell> =
+                    cells.iter().filter(|c| c.ty == CellType::Put).collect();
+                puts.sort_by(|a, b| b.ts.cmp(&a.ts).then(b.seq.cmp(&a.seq)));
+                let mut count = 0;
+                let mut last_ts = None;
+                for c in puts {
+                    if Self::masked(&markers, q, c.ts) || c.ts >= tr.max || c.ts < tr.min {
+                        continue;
+                    }
+                    if last_ts == Some(c.ts) {
+                        continue;
+                    }
+                    last_ts = Some(c.ts);
+                    count += 1;
+                    if count > maxv {
+                        break;
+                    }
+                    if f.ttl_ms.is_some_and(|t| c.ts < now - t) && count > f.min_versions {
+                        break;
+                    }
+                    out.push((
+                        row.to_vec(),
+                        f.name.clone(),
+                        q.clone(),
+                        c.ts,
+                        4,
+                        c.value.clone(),
+                    ));
+                }
+            }
+        }
+        out
+    }
+
+    fn rows(&self) -> Vec<Vec<u8>> {
+        let mut rows: Vec<Vec<u8>> = self.cells.keys().map(|(_, r, _)| r.clone()).collect();
+        rows.sort();
+        rows.dedup();
+        rows
+    }
+
+    /// What a major compaction of family `f` keeps: it sees the flushed cells only.
+    fn major_compact(&mut self, fname: &[u8], now: i64) {
+        let f = self.fam(fname).clone();
+        let rows = self.rows();
+        for row in rows {
+            let markers = self.markers_where(&f, &row, TimeRange::ALL, true);
+            for ((ff, r, q), cells) in self.cells.iter_mut() {
+                if ff != &f.name || r != &row {
+                    continue;
+                }
+                let (mut sorted, unflushed): (Vec<MCell>, Vec<MCell>) =
+                    std::mem::take(cells).into_iter().partition(|c| c.flushed);
+                cells.extend(unflushed);
+                sorted.sort_by(|a, b| {
+                    b.ts.cmp(&a.ts)
+                        .then(b.ty.code().cmp(&a.ty.code()))
+                        .then(b.seq.cmp(&a.seq))
+                });
+                let mut count = 0;
+                let mut last_ts = None;
+                for c in sorted {
+                    if c.ty.is_delete() {
+                        let keep = match f.kdc {
+                            KeepDeletedCells::True => true,
+                            KeepDeletedCells::Ttl => !f.ttl_ms.is_some_and(|t| c.ts < now - t),
+                            KeepDeletedCells::False => false,
+                        };
+                        if keep {
+                            cells.push(c);
+                        }
+                        continue;
+                    }
+                    if f.kdc == KeepDeletedCells::False && Self::masked(&markers, q, c.ts) {
+                        continue;
+                    }
+                    if last_ts == Some(c.ts) {
+                        continue;
+                    }
+                    last_ts = Some(c.ts);
+                    count += 1;
+                    if count > f.versions {
+                        continue;
+                    }
+                    if f.ttl_ms.is_some_and(|t| c.ts < now - t) && count > f.min_versions {
+                        continue;
+                    }
+                    cells.push(c);
+                }
+            }
+        }
+        self.cells.retain(|_, v| !v.is_empty());
+    }
+}
+
+fn out_of(cells: &[cellar_types::Cell]) -> Out {
+    cells
+        .iter()
+        .map(|c| {
+            (
+                c.row().to_vec(),
+                c.family().to_vec(),
+                c.qualifier().to_vec(),
+                c.timestamp(),
+                c.cell_type().code(),
+                c.value().to_vec(),
+            )
+        })
+        .collect()
+}
+
+/// In family byte order, the order a row's cells come in.
+fn families() -> Vec<Fam> {
+    let mut v = vec![
+        Fam {
+            name: b"v".to_vec(),
+            versions: 3,
+            min_versions: 0,
+            ttl_ms: None,
+            kdc: KeepDeletedCells::False,
+        },
+        Fam {
+            name: b"t".to_vec(),
+            versions: 2,
+            min_versions: 1,
+            ttl_ms: Some(30_000),
+            kdc: KeepDeletedCells::False,
+        },
+        Fam {
+            name: b"k".to_vec(),
+            versions: 2,
+            min_versions: 0,
+            ttl_ms: None,
+            kdc: KeepDeletedCells::True,
+        },
+    ];
+    v.sort_by(|a, b| a.name.cmp(&b.name));
+    v
+}
+
+fn table(fams: &[Fam]) -> TableDescriptor {
+    let mut t = TableDescriptor::new("t");
+    for f in fams {
+        let mut d = FamilyDescriptor::new(f.name.clone());
+        d.versions = f.versions;
+        d.min_versions = f.min_versions;
+        d.ttl = f
+            .ttl_ms
+            .map_or(cellar_region::FOREVER, |t| (t / 1000) as i32);
+        d.keep_deleted_cells = f.kdc;
+        d.block_size = 256; // many blocks, many seeks
+        t = t.with_family(d);
+    }
+    t
+}
+
+fn run(seed: u64, steps: usize) {
+    let fams = families();
+    let config = Config {
+        compaction_min: 3,
+        compaction_min_size: 0,
+        major_compaction_period_ms: 0,
+        ..Config::default()
+    };
+    let mut h = Harness::new(table(&fams), config);
+    let mut m = Model {
+        fams: fams.clone(),
+        cells: Cells::new(),
+        seq: 0,
+    };
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let rows: Vec<Vec<u8>> = (0..6).map(|i| format!("row{i}").into_bytes()).collect();
+    let quals: Vec<Vec<u8>> = vec![b"".to_vec(), b"a".to_vec(), b"b".to_vec(), b"n".to_vec()];
+    for step in 0..steps {
+        let ctx = format!("seed {seed} step {step}");
+        let now = h.clock.now_millis_for_test();
+        let row = rows[rng.random_range(0..rows.len())].clone();
+        let f = fams[rng.random_range(0..fams.len())].name.clone();
+        let q = quals[rng.random_range(0..quals.len())].clone();
+        let ts = if rng.random_bool(0.2) {
+            LATEST_TIMESTAMP
+        } else {
+            now - rng.random_range(0..40) * 1000
+        };
+        let stamp = if ts == LATEST_TIMESTAMP { now } else { ts };
+        m.seq += 1;
+        match rng.random_range(0..100) {
+            0..=34 => {
+                let v = format!("v{step}").into_bytes();
+                h.region
+                    .put(Put::new(row.clone()).add_column_at(f.clone(), q.clone(), ts, v.clone()))
+                    .unwrap();
+                m.add(&f, &row, &q, stamp, CellType::Put, &v);
+            }
+            35..=46 => {
+                let kind = rng.random_range(0..5);
+                let d = Delete::new(row.clone());
+                let (d, ty, q2, mts) = match kind {
+                    0 => (
+                        d.add_column_version(&f, &q, stamp),
+                        CellType::Delete,
+                        q.clone(),
+                        stamp,
+                    ),
+                    1 => {
+                        // Delete at LATEST: the newest visible version.
+                        let vis =
+                            m.read_row(&row, &Some((f.clone(), q.clone())), 1, TimeRange::ALL, now);
+                        let mts = vis.first().map_or(now, |c| c.3);
+                        (d.add_column(&f, &q), CellType::Delete, q.clone(), mts)
+                    }
+                    2 => (
+                        d.add_columns_before(&f, &q, stamp),
+                        CellType::DeleteColumn,
+                        q.clone(),
+                        stamp,
+                    ),
+                    3 => (
+                        d.add_family_before(&f, stamp),
+                        CellType::DeleteFamily,
+                        Vec::new(),
+                        stamp,
+                    ),
+                    _ => (
+                        d.add_family_version(&f, stamp),
+                        CellType::DeleteFamilyVersion,
+                        Vec::new(),
+                        stamp,
+                    ),
+                };
+                h.region.delete(d).unwrap();
+                m.add(&f, &row, &q2, mts, ty, b"");
+            }
+            47..=49 => {
+                h.region.delete(Delete::new(row.clone())).unwrap();
+                for fam in &fams {
+                    m.add(&fam.name, &row, b"", now, CellType::DeleteFamily, b"");
+                }
+            }
+            50..=57 => {
+                let delta = rng.random_range(-3..4i64);
+                let cur = m.read_row(
+                    &row,
+                    &Some((f.clone(), b"n".to_vec())),
+                    1,
+                    TimeRange::ALL,
+                    now,
+                );
+                let res = h.region.increment(Increment::new(row.clone()).add_column(
+                    f.clone(),
+                    "n",
+                    delta,
+                ));
+                match cur.first() {
+                    Some(c) if c.5.len() != 8 => {
+                        assert!(res.is_err(), "{ctx}: increment of a non-long")
+                    }
+                    _ => {
+                        let res = res.unwrap_or_else(|e| {
+                            let g = h.region.get(
+                                &Get::new(row.clone())
+                                    .add_column(f.clone(), "n")
+                                    .max_versions(5),
+                            );
+                            let raw: Vec<_> = h
+                                .region
+                                .scanner(&Scan::new().raw(true).max_versions(100))
+                                .unwrap()
+                                .flat_map(|r| out_of(&r.unwrap().cells))
+                                .filter(|c| c.0 == row && c.1 == f)
+                                .collect();
+                            panic!("{ctx}: {e}; model {cur:?}; engine {g:?}; raw {raw:?}")
+                        });
+                        let (old, nts) = match cur.first() {
+                            Some(c) => (
+                                i64::from_be_bytes(c.5.clone().try_into().unwrap()),
+                                now.max(c.3 + 1),
+                            ),
+                            None => (0, now),
+                        };
+                        assert_eq!(res.cells[0].value(), (old + delta).to_be_bytes(), "{ctx}");
+                        if delta != 0 {
+                            m.add(
+                                &f,
+                                &row,
+                                b"n",
+                                nts,
+                                CellType::Put,
+                                &(old + delta).to_be_bytes(),
+                            );
+                        }
+                    }
+                }
+            }
+            58..=61 => {
+                let cur = m.read_row(&row, &Some((f.clone(), q.clone())), 1, TimeRange::ALL, now);
+                let res = h
+                    .region
+                    .append(Append::new(row.clone()).add_column(f.clone(), q.clone(), "+"))
+                    .unwrap();
+                let (mut v, nts) = match cur.first() {
+                    Some(c) => (c.5.clone(), now.max(c.3 + 1)),
+                    None => (Vec::new(), now),
+                };
+                v.push(b'+');
+                assert_eq!(res.cells[0].value(), v.as_slice(), "{ctx}");
+                m.add(&f, &row, &q, nts, CellType::Put, &v);
+            }
+            62..=67 => {
+                let ops = [
+                    CompareOp::Less,
+                    CompareOp::LessOrEqual,
+                    CompareOp::Equal,
+                    CompareOp::NotEqual,
+                    CompareOp::GreaterOrEqual,
+                    CompareOp::Greater,
+                ];
+                let cur = m.read_row(&row, &Some((f.clone(), q.clone())), 1, TimeRange::ALL, now);
+                let (cond, want) = if rng.random_bool(0.3) {
+                    (Condition::not_exists(f.clone(), q.clone()), cur.is_empty())
+                } else {
+                    let op = ops[rng.random_range(0..ops.len())];
+                    let expected = format!("v{}", rng.random_range(0..steps.max(1))).into_bytes();
+                    let want = cur
+                        .first()
+                        .is_some_and(|c| op.holds(expected.as_slice().cmp(c.5.as_slice())));
+                    (Condition::matches(f.clone(), q.clone(), op, expected), want)
+                };
+                let v = format!("c{step}").into_bytes();
+                let p = Mutation::Put(Put::new(row.clone()).add_column(f.clone(), "a", v.clone()));
+                let (ok, _) = h.region.check_and_mutate(&row, &cond, &[p]).unwrap();
+                assert_eq!(ok, want, "{ctx}: checkAndMutate");
+                if ok {
+                    let seen = cur.first().map_or(0, |c| c.3);
+                    m.add(&f, &row, b"a", now.max(seen), CellType::Put, &v);
+                }
+            }
+            68..=79 => {
+                let maxv = rng.random_range(1..5);
+                let tr = if rng.random_bool(0.3) {
+                    let a = now - rng.random_range(0..40) * 1000;
+                    TimeRange::new(a, a + rng.random_range(1..30) * 1000)
+                } else {
+                    TimeRange::ALL
+                };
+                let cols = rng.random_bool(0.3).then(|| (f.clone(), q.clone()));
+                let mut g = Get::new(row.clone()).max_versions(maxv);
+                g.time_range = tr;
+                if let Some((cf, cq)) = &cols {
+                    g = g.add_column(cf, cq);
+                }
+                let got = out_of(&h.region.get(&g).unwrap().cells);
+                assert_eq!(got, m.read_row(&row, &cols, maxv, tr, now), "{ctx}: get");
+            }
+            80..=87 => {
+                let a = rng.random_range(0..rows.len());
+                let b = rng.random_range(a..=rows.len());
+                let mut s = Scan::new()
+                    .start_row(rows[a].clone())
+                    .max_versions(rng.random_range(1..4));
+                if b < rows.len() {
+                    s = s.stop_row(rows[b].clone());
+                }
+                let got: Out = h
+                    .region
+                    .scanner(&s)
+                    .unwrap()
+                    .flat_map(|r| out_of(&r.unwrap().cells))
+                    .collect();
+                let mut want = Out::new();
+                for r in &rows[a..b] {
+                    want.extend(m.read_row(r, &None, s.max_versions, TimeRange::ALL, now));
+                }
+                assert_eq!(got, want, "{ctx}: scan");
+            }
+            88..=91 => {
+                h.region.flush().unwrap();
+                m.flushed();
+            }
+            92..=93 => {
+                let out = h.region.compact(false).unwrap();
+                for (fam, major) in out.stores {
+                    if major {
+                        m.major_compact(&fam, now);
+                    }
+                }
+            }
+            94 => {
+                h.region.flush().unwrap();
+                m.flushed();
+                h.region.compact(true).unwrap();
+                for fam in &fams {
+                    m.major_compact(&fam.name, now);
+                }
+            }
+            95..=97 => h.clock.advance(rng.random_range(0..8000)),
+            _ => {
+                h.reopen();
+                m.flushed();
+            }
+        }
+    }
+}
+
+trait NowForTest {
+    fn now_millis_for_test(&self) -> i64;
+}
+impl NowForTest for std::sync::Arc<cellar_io::ManualClock> {
+    fn now_millis_for_test(&self) -> i64 {
+        use cellar_io::Clock;
+        self.now_millis()
+    }
+}
+
+#[test]
+fn region_matches_the_model() {
+    let seeds: u64 = std::env::var("CELLAR_MODEL_SEEDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(6);
+    for seed in 0..seeds {
+        run(seed, 1500);
+    }
+}
+
+#[test]
+fn model_starts_at_t0() {
+    // The harness clock and the model agree on time zero.
+    let h = Harness::new(table(&families()), Config::default());
+    assert_eq!(h.clock.now_millis_for_test(), T0);
+}
