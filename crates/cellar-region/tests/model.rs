@@ -207,7 +207,7 @@ impl Model {
                     if c.ty.is_delete() {
                         let keep = match f.kdc {
                             KeepDeletedCells::True => true,
-                            KeepDeletedCells::Ttl => !f.ttl_ms.is_some_and(|t| c.ts < now - t),
+                            KeepDeletedCells::Ttl => f.ttl_ms.is_none_or(|t| c.ts >= now - t),
                             KeepDeletedCells::False => false,
                         };
                         if keep {
