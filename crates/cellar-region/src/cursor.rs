@@ -66,23 +66,48 @@ impl CellCursor for MemCursor {
     }
 }
 
-/// A cursor over one store file.
+/// A cursor over one store file. It hides cells above its read point: a file flushed
+/// or compacted after a scanner opened may hold writes the scanner must not see.
 pub struct FileCursor {
     scanner: FileScanner<Arc<HFileReader>>,
+    read_point: u64,
 }
 
 impl FileCursor {
-    pub fn new(reader: Arc<HFileReader>, start: &KeyRef<'_>) -> Result<FileCursor> {
+    pub fn new(
+        reader: Arc<HFileReader>,
+        read_point: u64,
+        start: &KeyRef<'_>,
+    ) -> Result<FileCursor> {
         let mut scanner = FileScanner::new(reader);
         scanner.seek(start)?;
-        Ok(FileCursor { scanner })
+        let mut c = FileCursor {
+            scanner,
+            read_point,
+        };
+        c.skip_invisible()?;
+        Ok(c)
     }
 
-    /// A cursor at the first cell.
+    /// A cursor at the first cell, seeing every cell.
     pub fn at_start(reader: Arc<HFileReader>) -> Result<FileCursor> {
         let mut scanner = FileScanner::new(reader);
         scanner.seek_to_first()?;
-        Ok(FileCursor { scanner })
+        Ok(FileCursor {
+            scanner,
+            read_point: u64::MAX,
+        })
+    }
+
+    fn skip_invisible(&mut self) -> Result<()> {
+        while self
+            .scanner
+            .current()
+            .is_some_and(|c| c.seq_id() > self.read_point)
+        {
+            self.scanner.advance()?;
+        }
+        Ok(())
     }
 }
 
@@ -93,12 +118,12 @@ impl CellCursor for FileCursor {
 
     fn advance(&mut self) -> Result<()> {
         self.scanner.advance()?;
-        Ok(())
+        self.skip_invisible()
     }
 
     fn reseek(&mut self, key: &KeyRef<'_>) -> Result<()> {
         self.scanner.reseek(key)?;
-        Ok(())
+        self.skip_invisible()
     }
 }
 

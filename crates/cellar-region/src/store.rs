@@ -353,7 +353,11 @@ impl Store {
                     continue;
                 }
             }
-            out.push(Box::new(FileCursor::new(f.reader.clone(), start)?));
+            out.push(Box::new(FileCursor::new(
+                f.reader.clone(),
+                read_point,
+                start,
+            )?));
         }
         Ok(out)
     }
