@@ -108,10 +108,10 @@ fn readers_never_see_half_a_mutate_row() {
                     Mutation::Put(Put::new("atom").add_column("g", "c", v.clone())),
                 ];
                 h.region.mutate_row(b"atom", &muts).unwrap();
-                if i % 97 == 0 {
+                if i.is_multiple_of(97) {
                     h.region.flush().unwrap();
                 }
-                if i % 401 == 0 {
+                if i.is_multiple_of(401) {
                     h.region.compact(false).unwrap();
                 }
             }
