@@ -189,6 +189,13 @@ impl FileSystem for FaultFs {
         self.faults.check("fsync dir", path)?;
         self.inner.sync_dir(path)
     }
+    fn is_dir(&self, path: &Path) -> bool {
+        self.inner.is_dir(path)
+    }
+    fn remove_dir(&self, path: &Path) -> Result<()> {
+        self.faults.check("rmdir", path)?;
+        self.inner.remove_dir(path)
+    }
     fn set_len(&self, path: &Path, len: u64) -> Result<()> {
         self.faults.check("truncate", path)?;
         self.inner.set_len(path, len)

@@ -55,6 +55,10 @@ pub trait FileSystem: Send + Sync + std::fmt::Debug {
     fn sync_dir(&self, path: &Path) -> Result<()>;
     /// Length of a file.
     fn file_len(&self, path: &Path) -> Result<u64>;
+    /// Whether `path` is a directory.
+    fn is_dir(&self, path: &Path) -> bool;
+    /// Removes an empty directory.
+    fn remove_dir(&self, path: &Path) -> Result<()>;
     /// Cuts a file to `len` bytes and makes the new length durable.
     fn set_len(&self, path: &Path, len: u64) -> Result<()>;
 }

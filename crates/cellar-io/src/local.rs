@@ -143,6 +143,14 @@ impl FileSystem for LocalFs {
             .map_err(|e| IoError::os("fsync dir", path, e))
     }
 
+    fn is_dir(&self, path: &Path) -> bool {
+        path.is_dir()
+    }
+
+    fn remove_dir(&self, path: &Path) -> Result<()> {
+        std::fs::remove_dir(path).map_err(|e| IoError::os("rmdir", path, e))
+    }
+
     fn set_len(&self, path: &Path, len: u64) -> Result<()> {
         let file = OpenOptions::new()
             .write(true)

@@ -227,6 +227,30 @@ impl FileSystem for MemoryFs {
         Ok(())
     }
 
+    fn is_dir(&self, path: &Path) -> bool {
+        Self::dir_exists(&lock(&self.state), path)
+    }
+
+    fn remove_dir(&self, path: &Path) -> Result<()> {
+        let mut state = lock(&self.state);
+        if !state.dirs.contains(path) {
+            return Err(IoError::NotFound {
+                path: path.to_path_buf(),
+            });
+        }
+        let busy = state.files.keys().any(|p| p.starts_with(path))
+            || state.dirs.iter().any(|d| d != path && d.starts_with(path));
+        if busy {
+            return Err(IoError::os(
+                "rmdir",
+                path,
+                std::io::Error::other("directory not empty"),
+            ));
+        }
+        state.dirs.remove(path);
+        Ok(())
+    }
+
     fn set_len(&self, path: &Path, len: u64) -> Result<()> {
         let state = lock(&self.state);
         let file = state.files.get(path).ok_or_else(|| IoError::NotFound {

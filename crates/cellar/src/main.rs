@@ -1,7 +1,9 @@
-//! The `cellar` command: `cellar hfile` inspects store files written by Cellar or HBase.
+//! The `cellar` command: `cellar shell` runs the HBase-style shell on an embedded
+//! database; `cellar hfile` inspects store files written by Cellar or HBase.
 
 mod hfile_tool;
 
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
@@ -21,11 +23,48 @@ struct Cli {
 enum Command {
     /// Inspect a store file, like `hbase hfile`.
     Hfile(hfile_tool::HFileArgs),
+    /// The HBase shell on an embedded database in DIR (default ./cellar-data).
+    Shell {
+        /// Database directory.
+        #[arg(default_value = "cellar-data")]
+        dir: PathBuf,
+        /// Configuration file (TOML with HBase key names); default DIR/cellar.toml.
+        #[arg(long)]
+        config: Option<PathBuf>,
+    },
+}
+
+fn open_db(
+    dir: &std::path::Path,
+    config: Option<&std::path::Path>,
+) -> Result<cellar::Database, String> {
+    let mut opts = cellar::Options::for_dir(dir).map_err(|e| e.to_string())?;
+    if let Some(path) = config {
+        opts.config = cellar::Options::read_config(path).map_err(|e| e.to_string())?;
+    }
+    cellar::Database::open_with(dir, opts).map_err(|e| e.to_string())
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Hfile(args) => hfile_tool::run(&args),
+        Command::Shell { dir, config } => {
+            let db = match open_db(&dir, config.as_deref()) {
+                Ok(db) => db,
+                Err(e) => {
+                    eprintln!("ERROR: {e}");
+                    return ExitCode::from(2);
+                }
+            };
+            match cellar::shell::run_stdio(db) {
+                Ok(true) => ExitCode::SUCCESS,
+                Ok(false) => ExitCode::from(1),
+                Err(e) => {
+                    eprintln!("ERROR: {e}");
+                    ExitCode::from(2)
+                }
+            }
+        }
     }
 }

@@ -1,0 +1,621 @@
+//! The embedded database: a directory holding tables, their regions (one per table for
+//! now), the shared WAL and a lock that keeps a second process out.
+//!
+//! ```text
+//! <root>/LOCK                                          held (flock) while open
+//! <root>/cellar.toml                                   optional configuration
+//! <root>/wal/local/<segment>.wal                       WAL segments
+//! <root>/data/default/<table>/.tabledesc               table descriptor (TOML)
+//! <root>/data/default/<table>/.tablestate              ENABLED / DISABLED and region
+//! <root>/data/default/<table>/<region>/<family>/<file> store files (HFile v3)
+//! ```
+
+mod error;
+mod table;
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{channel, Receiver, RecvTimeoutError, Sender};
+use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard, Weak};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use cellar_hfile::BlockCache;
+use cellar_io::{Clock, FileSystem, LocalFs, SystemClock};
+use cellar_region::{Config, Maintenance, Region, RegionContext, TableDescriptor};
+use cellar_wal::{Wal, WalEdit, WalOptions};
+
+pub use error::{DbError, Result};
+pub use table::Table;
+
+/// How a database is opened.
+#[derive(Clone)]
+pub struct Options {
+    pub fs: Arc<dyn FileSystem>,
+    pub clock: Arc<dyn Clock>,
+    pub config: Config,
+    /// Run flushes and compactions on a background thread (otherwise inline).
+    pub background: bool,
+    /// Take the directory lock (local file systems only).
+    pub lock: bool,
+}
+
+impl Options {
+    /// Local files, the system clock, and `<dir>/cellar.toml` when present.
+    pub fn for_dir(dir: &Path) -> Result<Options> {
+        let conf_path = dir.join("cellar.toml");
+        let config = if conf_path.exists() {
+            Options::read_config(&conf_path)?
+        } else {
+            Config::default()
+        };
+        Ok(Options {
+            fs: Arc::new(LocalFs::new()),
+            clock: Arc::new(SystemClock),
+            config,
+            background: true,
+            lock: true,
+        })
+    }
+
+    /// Reads a configuration file (TOML, HBase key names).
+    pub fn read_config(path: &Path) -> Result<Config> {
+        let text = std::fs::read_to_string(path).map_err(|e| DbError::Open {
+            path: path.to_path_buf(),
+            reason: e.to_string(),
+        })?;
+        Config::from_toml(&text).map_err(|e| DbError::Open {
+            path: path.to_path_buf(),
+            reason: e.to_string(),
+        })
+    }
+}
+
+struct TableEntry {
+    desc: TableDescriptor,
+    enabled: bool,
+    region_name: String,
+    region: Option<Arc<Region>>,
+}
+
+struct Inner {
+    root: PathBuf,
+    fs: Arc<dyn FileSystem>,
+    clock: Arc<dyn Clock>,
+    config: Arc<Config>,
+    wal: Arc<Wal>,
+    cache: Arc<BlockCache>,
+    tables: RwLock<BTreeMap<String, TableEntry>>,
+    maintenance: Option<Sender<Maintenance>>,
+}
+
+/// An open database.
+pub struct Database {
+    inner: Arc<Inner>,
+    closed: bool,
+    worker: Option<JoinHandle<()>>,
+    _lock: Option<std::fs::File>,
+}
+
+const NAMESPACE: &str = "default";
+
+fn table_dir(root: &Path, table: &str) -> PathBuf {
+    root.join("data").join(NAMESPACE).join(table)
+}
+
+fn new_region_name(table: &str, now: i64) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in table.bytes().chain(now.to_be_bytes()) {
+        h = (h ^ b as u64).wrapping_mul(0x100_0000_01b3);
+    }
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(0);
+    format!("{:016x}{:016x}", h, nanos ^ h.rotate_left(17))
+}
+
+/// Writes `data` to `path` atomically and durably (temporary file, fsync, rename, fsync dir).
+fn write_atomic(fs: &dyn FileSystem, path: &Path, data: &[u8]) -> Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("/"));
+    fs.create_dir_all(dir)?;
+    let tmp = path.with_extension("tmp");
+    let mut w = fs.create(&tmp)?;
+    w.append(data)?;
+    w.sync()?;
+    drop(w);
+    fs.rename(&tmp, path)?;
+    fs.sync_dir(dir)?;
+    Ok(())
+}
+
+fn lock<T>(l: &RwLock<T>) -> RwLockReadGuard<'_, T> {
+    l.read().unwrap_or_else(|e| e.into_inner())
+}
+
+fn lock_mut<T>(l: &RwLock<T>) -> RwLockWriteGuard<'_, T> {
+    l.write().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Database {
+    /// Opens (creating if needed) the database in `dir` with local files, the system
+    /// clock and `<dir>/cellar.toml`.
+    pub fn open(dir: impl AsRef<Path>) -> Result<Database> {
+        let dir = dir.as_ref();
+        Database::open_with(dir, Options::for_dir(dir)?)
+    }
+
+    /// Opens with explicit options.
+    pub fn open_with(dir: impl AsRef<Path>, opts: Options) -> Result<Database> {
+        let root = dir.as_ref().to_path_buf();
+        let fs = opts.fs.clone();
+        fs.create_dir_all(&root)?;
+        let lock_file = if opts.lock {
+            Some(take_lock(&root)?)
+        } else {
+            None
+        };
+        let config = Arc::new(opts.config.clone());
+        let mut edits: Vec<WalEdit> = Vec::new();
+        let wal_opts = WalOptions {
+            roll_size: config.wal_roll_size(),
+            async_flush_interval: Duration::from_millis(config.wal_async_flush_interval_ms),
+        };
+        let (wal, _report) = Wal::open(
+            fs.clone(),
+            &root.join("wal").join("local"),
+            wal_opts,
+            &mut |e| {
+                edits.push(e);
+                Ok(())
+            },
+        )?;
+        let (tx, rx) = channel();
+        let inner = Arc::new(Inner {
+            root: root.clone(),
+            fs: fs.clone(),
+            clock: opts.clock.clone(),
+            config: config.clone(),
+            wal: Arc::new(wal),
+            cache: Arc::new(BlockCache::new(config.block_cache_bytes())),
+            tables: RwLock::new(BTreeMap::new()),
+            maintenance: opts.background.then_some(tx),
+        });
+        inner.load_tables(edits)?;
+        let worker = if opts.background {
+            let weak = Arc::downgrade(&inner);
+            Some(
+                std::thread::Builder::new()
+                    .name("cellar-maintenance".into())
+                    .spawn(move || maintenance_loop(weak, rx))
+                    .map_err(|e| DbError::Open {
+                        path: root.clone(),
+                        reason: format!("cannot start the maintenance thread: {e}"),
+                    })?,
+            )
+        } else {
+            None
+        };
+        Ok(Database {
+            inner,
+            closed: false,
+            worker,
+            _lock: lock_file,
+        })
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.inner.root
+    }
+
+    pub fn config(&self) -> &Config {
+        &self.inner.config
+    }
+
+    /// The shared WAL.
+    pub fn wal(&self) -> &Arc<Wal> {
+        &self.inner.wal
+    }
+
+    /// Creates a table.
+    pub fn create_table(&self, mut desc: TableDescriptor) -> Result<()> {
+        for f in &mut desc.families {
+            if f.versions == 1 && self.inner.config.column_max_version != 1 {
+                f.versions = self.inner.config.column_max_version;
+            }
+        }
+        desc.validate()?;
+        let mut tables = lock_mut(&self.inner.tables);
+        if tables.contains_key(&desc.name) {
+            return Err(DbError::TableExists(desc.name));
+        }
+        let region_name = new_region_name(&desc.name, self.inner.clock.now_millis());
+        self.inner.write_desc(&desc)?;
+        self.inner.write_state(&desc.name, true, &region_name)?;
+        let region = self.inner.open_region(&desc, &region_name)?;
+        tables.insert(
+            desc.name.clone(),
+            TableEntry {
+                desc,
+                enabled: true,
+                region_name,
+                region: Some(region),
+            },
+        );
+        Ok(())
+    }
+
+    /// Table names, sorted.
+    pub fn list_tables(&self) -> Vec<String> {
+        lock(&self.inner.tables).keys().cloned().collect()
+    }
+
+    pub fn table_exists(&self, name: &str) -> bool {
+        lock(&self.inner.tables).contains_key(name)
+    }
+
+    /// The descriptor and whether the table is enabled.
+    pub fn describe(&self, name: &str) -> Result<(TableDescriptor, bool)> {
+        let tables = lock(&self.inner.tables);
+        let t = tables
+            .get(name)
+            .ok_or_else(|| DbError::TableNotFound(name.to_string()))?;
+        Ok((t.desc.clone(), t.enabled))
+    }
+
+    pub fn is_enabled(&self, name: &str) -> Result<bool> {
+        Ok(self.describe(name)?.1)
+    }
+
+    /// An enabled table.
+    pub fn table(&self, name: &str) -> Result<Table> {
+        let tables = lock(&self.inner.tables);
+        let t = tables
+            .get(name)
+            .ok_or_else(|| DbError::TableNotFound(name.to_string()))?;
+        match &t.region {
+            Some(r) if t.enabled => Ok(Table {
+                name: name.to_string(),
+                region: r.clone(),
+            }),
+            _ => Err(DbError::TableNotEnabled(name.to_string())),
+        }
+    }
+
+    /// Changes a table's descriptor: families added, changed or removed (a removed
+    /// family's files are deleted). The region is flushed and reopened.
+    pub fn alter_table(
+        &self,
+        name: &str,
+        change: impl FnOnce(&mut TableDescriptor) -> cellar_region::Result<()>,
+    ) -> Result<()> {
+        let mut tables = lock_mut(&self.inner.tables);
+        let t = tables
+            .get_mut(name)
+            .ok_or_else(|| DbError::TableNotFound(name.to_string()))?;
+        let mut desc = t.desc.clone();
+        change(&mut desc)?;
+        desc.name = name.to_string();
+        desc.validate()?;
+        if let Some(r) = t.region.take() {
+            if let Err(e) = r.close() {
+                t.region = Some(r);
+                return Err(e.into());
+            }
+        }
+        let region_dir = table_dir(&self.inner.root, name).join(&t.region_name);
+        for old in &t.desc.families {
+            if desc.family(&old.name).is_none() {
+                let dir = region_dir.join(String::from_utf8_lossy(&old.name).as_ref());
+                remove_tree(self.inner.fs.as_ref(), &dir)?;
+            }
+        }
+        self.inner.write_desc(&desc)?;
+        t.desc = desc;
+        if t.enabled {
+            t.region = Some(self.inner.open_region(&t.desc, &t.region_name)?);
+        }
+        Ok(())
+    }
+
+    /// Flushes and closes the table's region; it refuses reads and writes until enabled.
+    pub fn disable_table(&self, name: &str) -> Result<()> {
+        let mut tables = lock_mut(&self.inner.tables);
+        let t = tables
+            .get_mut(name)
+            .ok_or_else(|| DbError::TableNotFound(name.to_string()))?;
+        if !t.enabled {
+            return Err(DbError::TableNotEnabled(name.to_string()));
+        }
+        if let Some(r) = t.region.take() {
+            r.close()?;
+        }
+        self.inner.write_state(name, false, &t.region_name)?;
+        t.enabled = false;
+        Ok(())
+    }
+
+    pub fn enable_table(&self, name: &str) -> Result<()> {
+        let mut tables = lock_mut(&self.inner.tables);
+        let t = tables
+            .get_mut(name)
+            .ok_or_else(|| DbError::TableNotFound(name.to_string()))?;
+        if t.enabled {
+            return Err(DbError::TableNotDisabled(name.to_string()));
+        }
+        t.region = Some(self.inner.open_region(&t.desc, &t.region_name)?);
+        self.inner.write_state(name, true, &t.region_name)?;
+        t.enabled = true;
+        Ok(())
+    }
+
+    /// Deletes a disabled table and its data.
+    pub fn drop_table(&self, name: &str) -> Result<()> {
+        let mut tables = lock_mut(&self.inner.tables);
+        let t = tables
+            .get(name)
+            .ok_or_else(|| DbError::TableNotFound(name.to_string()))?;
+        if t.enabled {
+            return Err(DbError::TableNotDisabled(name.to_string()));
+        }
+        let region_name = t.region_name.clone();
+        remove_tree(self.inner.fs.as_ref(), &table_dir(&self.inner.root, name))?;
+        self.inner
+            .fs
+            .sync_dir(&self.inner.root.join("data").join(NAMESPACE))?;
+        self.inner.wal.forget_region(&region_name)?;
+        tables.remove(name);
+        Ok(())
+    }
+
+    /// Empties a table, keeping its descriptor (disable, drop, create, as HBase's shell).
+    pub fn truncate_table(&self, name: &str) -> Result<()> {
+        let (desc, enabled) = self.describe(name)?;
+        if enabled {
+            self.disable_table(name)?;
+        }
+        self.drop_table(name)?;
+        self.create_table(desc)
+    }
+
+    /// Flushes a table's MemStores.
+    pub fn flush(&self, name: &str) -> Result<()> {
+        self.table(name)?.region.flush()?;
+        Ok(())
+    }
+
+    /// Compacts a table (`major`: every file, dropping deleted and expired cells).
+    pub fn compact(&self, name: &str, major: bool) -> Result<cellar_region::CompactionOutcome> {
+        Ok(self.table(name)?.region.compact(major)?)
+    }
+
+    /// Flushes every table and closes the log.
+    pub fn close(mut self) -> Result<()> {
+        self.shutdown()
+    }
+
+    fn shutdown(&mut self) -> Result<()> {
+        if std::mem::replace(&mut self.closed, true) {
+            return Ok(());
+        }
+        let regions: Vec<Arc<Region>> = lock(&self.inner.tables)
+            .values()
+            .filter_map(|t| t.region.clone())
+            .collect();
+        let mut first_err = None;
+        for r in regions {
+            if let Err(e) = r.close() {
+                first_err.get_or_insert(DbError::from(e));
+            }
+        }
+        if let Some(w) = self.worker.take() {
+            // The worker exits when the last strong reference to the inner state goes or
+            // when its channel closes; it holds only a weak one.
+            lock_mut(&self.inner.tables).clear();
+            drop(w);
+        }
+        if let Err(e) = self.inner.wal.close() {
+            first_err.get_or_insert(e.into());
+        }
+        match first_err {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for Database {
+    fn drop(&mut self) {
+        let _ = self.shutdown();
+    }
+}
+
+fn take_lock(root: &Path) -> Result<std::fs::File> {
+    let path = root.join("LOCK");
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|e| DbError::Open {
+            path: path.clone(),
+            reason: e.to_string(),
+        })?;
+    match file.try_lock() {
+        Ok(()) => Ok(file),
+        Err(std::fs::TryLockError::WouldBlock) => Err(DbError::Locked {
+            path: root.to_path_buf(),
+            reason: format!("{} is held", path.display()),
+        }),
+        Err(std::fs::TryLockError::Error(e)) => Err(DbError::Locked {
+            path: root.to_path_buf(),
+            reason: e.to_string(),
+        }),
+    }
+}
+
+fn remove_tree(fs: &dyn FileSystem, dir: &Path) -> Result<()> {
+    if !fs.exists(dir) {
+        return Ok(());
+    }
+    for p in fs.list_dir(dir)? {
+        if fs.is_dir(&p) {
+            remove_tree(fs, &p)?;
+        } else {
+            fs.remove_file(&p)?;
+        }
+    }
+    fs.remove_dir(dir)?;
+    Ok(())
+}
+
+impl Inner {
+    fn context(&self) -> RegionContext {
+        RegionContext {
+            fs: self.fs.clone(),
+            clock: self.clock.clone(),
+            config: self.config.clone(),
+            wal: self.wal.clone(),
+            cache: Some(self.cache.clone()),
+            maintenance: self.maintenance.clone(),
+        }
+    }
+
+    fn open_region(&self, desc: &TableDescriptor, region_name: &str) -> Result<Arc<Region>> {
+        let dir = table_dir(&self.root, &desc.name).join(region_name);
+        Ok(Arc::new(Region::open(
+            &dir,
+            region_name,
+            desc.clone(),
+            self.context(),
+        )?))
+    }
+
+    fn write_desc(&self, desc: &TableDescriptor) -> Result<()> {
+        let path = table_dir(&self.root, &desc.name).join(".tabledesc");
+        write_atomic(self.fs.as_ref(), &path, desc.to_toml().as_bytes())
+    }
+
+    fn write_state(&self, table: &str, enabled: bool, region: &str) -> Result<()> {
+        let path = table_dir(&self.root, table).join(".tablestate");
+        let text = format!(
+            "state = \"{}\"\nregion = \"{}\"\n",
+            if enabled { "ENABLED" } else { "DISABLED" },
+            region
+        );
+        write_atomic(self.fs.as_ref(), &path, text.as_bytes())
+    }
+
+    /// Opens every table found on disk and replays the WAL into its region.
+    fn load_tables(&self, edits: Vec<WalEdit>) -> Result<()> {
+        let ns = self.root.join("data").join(NAMESPACE);
+        self.fs.create_dir_all(&ns)?;
+        let mut by_region: HashMap<String, Vec<WalEdit>> = HashMap::new();
+        for e in edits {
+            by_region.entry(e.region.clone()).or_default().push(e);
+        }
+        let mut tables = lock_mut(&self.tables);
+        for dir in self.fs.list_dir(&ns)? {
+            let desc_path = dir.join(".tabledesc");
+            let state_path = dir.join(".tablestate");
+            if !self.fs.exists(&desc_path) || !self.fs.exists(&state_path) {
+                continue;
+            }
+            let text = String::from_utf8_lossy(&cellar_io::read_all(self.fs.as_ref(), &desc_path)?)
+                .into_owned();
+            let desc = TableDescriptor::from_toml(&text)?;
+            let state: toml::Table =
+                String::from_utf8_lossy(&cellar_io::read_all(self.fs.as_ref(), &state_path)?)
+                    .parse()
+                    .map_err(|e: toml::de::Error| DbError::Open {
+                        path: state_path.clone(),
+                        reason: e.to_string(),
+                    })?;
+            let enabled = state.get("state").and_then(|v| v.as_str()) == Some("ENABLED");
+            let region_name = state
+                .get("region")
+                .and_then(|v| v.as_str())
+                .ok_or_else(|| DbError::Open {
+                    path: state_path.clone(),
+                    reason: "no region".into(),
+                })?
+                .to_string();
+            let pending = by_region.remove(&region_name).unwrap_or_default();
+            let region = if enabled || !pending.is_empty() {
+                let region = self.open_region(&desc, &region_name)?;
+                for e in &pending {
+                    region.replay(e)?;
+                }
+                if enabled {
+                    Some(region)
+                } else {
+                    region.close()?;
+                    None
+                }
+            } else {
+                None
+            };
+            tables.insert(
+                desc.name.clone(),
+                TableEntry {
+                    desc,
+                    enabled,
+                    region_name,
+                    region,
+                },
+            );
+        }
+        // Edits of regions that no longer exist never need replaying.
+        for region in by_region.keys() {
+            self.wal.forget_region(region)?;
+        }
+        Ok(())
+    }
+
+    fn region_named(&self, name: &str) -> Option<Arc<Region>> {
+        lock(&self.tables)
+            .values()
+            .filter(|t| t.region_name == name)
+            .find_map(|t| t.region.clone())
+    }
+
+    fn all_regions(&self) -> Vec<Arc<Region>> {
+        lock(&self.tables)
+            .values()
+            .filter_map(|t| t.region.clone())
+            .collect()
+    }
+}
+
+/// Runs flushes and compactions regions ask for; every minute also checks whether a
+/// periodic major compaction is due.
+fn maintenance_loop(inner: Weak<Inner>, rx: Receiver<Maintenance>) {
+    loop {
+        let msg = rx.recv_timeout(Duration::from_secs(60));
+        let Some(inner) = inner.upgrade() else {
+            return;
+        };
+        match msg {
+            Ok(Maintenance::Flush(name)) => {
+                if let Some(r) = inner.region_named(&name) {
+                    let _ = r.flush();
+                }
+            }
+            Ok(Maintenance::Compact(name)) => {
+                if let Some(r) = inner.region_named(&name) {
+                    if r.needs_compaction() {
+                        let _ = r.compact(false);
+                    }
+                }
+            }
+            Err(RecvTimeoutError::Timeout) => {
+                for r in inner.all_regions() {
+                    if r.needs_compaction() {
+                        let _ = r.compact(false);
+                    }
+                }
+            }
+            Err(RecvTimeoutError::Disconnected) => return,
+        }
+    }
+}

@@ -1,0 +1,93 @@
+//! A handle on one table of an embedded database: reads and writes routed to its region.
+//! Writes refused with RegionTooBusy are retried with backoff for a while, as HBase's
+//! client does, before the error is returned.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use cellar_region::{
+    Append, Condition, Delete, Get, Increment, Mutation, Put, Region, RegionError, RegionScanner,
+    RowResult, Scan,
+};
+
+use super::error::Result;
+
+/// How long a write keeps retrying while its region is too busy.
+const BUSY_RETRY_FOR: Duration = Duration::from_secs(60);
+
+/// An open table.
+#[derive(Clone)]
+pub struct Table {
+    pub(crate) name: String,
+    pub(crate) region: Arc<Region>,
+}
+
+fn retry_busy<T>(mut op: impl FnMut() -> cellar_region::Result<T>) -> Result<T> {
+    let start = Instant::now();
+    let mut pause = Duration::from_millis(10);
+    loop {
+        match op() {
+            Err(RegionError::RegionTooBusy { .. }) if start.elapsed() < BUSY_RETRY_FOR => {
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(Duration::from_millis(500));
+            }
+            other => return Ok(other?),
+        }
+    }
+}
+
+impl Table {
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The region serving the table.
+    pub fn region(&self) -> &Arc<Region> {
+        &self.region
+    }
+
+    pub fn put(&self, put: Put) -> Result<()> {
+        retry_busy(|| self.region.put(put.clone()))
+    }
+
+    pub fn delete(&self, delete: Delete) -> Result<()> {
+        retry_busy(|| self.region.delete(delete.clone()))
+    }
+
+    pub fn increment(&self, inc: Increment) -> Result<RowResult> {
+        retry_busy(|| self.region.increment(inc.clone()))
+    }
+
+    pub fn append(&self, app: Append) -> Result<RowResult> {
+        retry_busy(|| self.region.append(app.clone()))
+    }
+
+    pub fn mutate_row(&self, row: &[u8], mutations: &[Mutation]) -> Result<RowResult> {
+        retry_busy(|| self.region.mutate_row(row, mutations))
+    }
+
+    pub fn check_and_mutate(
+        &self,
+        row: &[u8],
+        condition: &Condition,
+        mutations: &[Mutation],
+    ) -> Result<(bool, RowResult)> {
+        retry_busy(|| self.region.check_and_mutate(row, condition, mutations))
+    }
+
+    /// Each mutation on its own: one result per mutation.
+    pub fn batch(&self, mutations: &[Mutation]) -> Vec<Result<RowResult>> {
+        mutations
+            .iter()
+            .map(|m| retry_busy(|| self.region.mutate_row(m.row(), std::slice::from_ref(m))))
+            .collect()
+    }
+
+    pub fn get(&self, get: &Get) -> Result<RowResult> {
+        Ok(self.region.get(get)?)
+    }
+
+    pub fn scan(&self, scan: &Scan) -> Result<RegionScanner> {
+        Ok(self.region.scanner(scan)?)
+    }
+}

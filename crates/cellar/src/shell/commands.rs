@@ -1,0 +1,658 @@
+//! The shell's commands, each taking HBase shell arguments and writing HBase-shaped output.
+
+use std::fmt::Write as _;
+
+use cellar_region::{
+    Append, Delete, FamilyDescriptor, Get, Increment, Put, Scan, TableDescriptor, TimeRange,
+};
+use cellar_types::{to_string_binary, LATEST_TIMESTAMP};
+
+use super::format;
+use super::parse::{CommandLine, Value};
+use crate::database::{Database, DbError};
+
+type CmdResult = Result<Option<String>, String>;
+
+fn db_err(e: DbError) -> String {
+    match e {
+        DbError::TableNotFound(t) => format!("Unknown table {t}!"),
+        DbError::TableExists(t) => format!("Table already exists: {t}!"),
+        DbError::TableNotEnabled(t) => format!("Table {t} is disabled!"),
+        DbError::TableNotDisabled(t) => format!("Table {t} is enabled. Disable it first."),
+        other => other.to_string(),
+    }
+}
+
+fn arg<'a>(c: &'a CommandLine, i: usize, what: &str) -> Result<&'a Value, String> {
+    c.args
+        .get(i)
+        .ok_or_else(|| format!("wrong number of arguments: '{}' needs {what}", c.name))
+}
+
+fn bytes(v: &Value, what: &str) -> Result<Vec<u8>, String> {
+    match v {
+        Value::Int(i) => Ok(i.to_string().into_bytes()),
+        _ => v
+            .bytes()
+            .ok_or_else(|| format!("{what} must be a string, got {v}")),
+    }
+}
+
+fn table_name(c: &CommandLine) -> Result<String, String> {
+    let v = arg(c, 0, "a table name")?;
+    v.text()
+        .filter(|_| matches!(v, Value::Str(_) | Value::Const(_)))
+        .ok_or_else(|| format!("table name must be a string, got {v}"))
+}
+
+/// `family:qualifier` (or `family` alone).
+fn split_column(col: &[u8]) -> (Vec<u8>, Option<Vec<u8>>) {
+    match col.iter().position(|b| *b == b':') {
+        Some(i) => (col[..i].to_vec(), Some(col[i + 1..].to_vec())),
+        None => (col.to_vec(), None),
+    }
+}
+
+fn int(v: &Value, what: &str) -> Result<i64, String> {
+    v.int()
+        .ok_or_else(|| format!("{what} must be an integer, got {v}"))
+}
+
+fn time_range(v: &Value) -> Result<TimeRange, String> {
+    match v {
+        Value::Array(a) if a.len() == 2 => Ok(TimeRange::new(
+            int(&a[0], "TIMERANGE")?,
+            int(&a[1], "TIMERANGE")?,
+        )),
+        _ => Err(format!("TIMERANGE must be [min, max], got {v}")),
+    }
+}
+
+fn columns_of(v: &Value) -> Result<Vec<Vec<u8>>, String> {
+    match v {
+        Value::Array(items) => items.iter().map(|i| bytes(i, "column")).collect(),
+        other => Ok(vec![bytes(other, "column")?]),
+    }
+}
+
+/// Checks a hash's keys against the options a command understands.
+fn check_keys(h: &Value, allowed: &[&str], cmd: &str) -> Result<(), String> {
+    if let Value::Hash(entries) = h {
+        for (k, _) in entries {
+            let key = k.text().unwrap_or_default().to_ascii_uppercase();
+            if !allowed.contains(&key.as_str()) {
+                return Err(format!("'{cmd}' does not support the option {key} (yet)"));
+            }
+        }
+    }
+    Ok(())
+}
+
+pub fn run(db: &Database, c: &CommandLine, out: &mut String) -> CmdResult {
+    match c.name.as_str() {
+        "help" => help(out),
+        "status" => status(db, c, out),
+        "list" => list(db, c, out),
+        "create" => create(db, c, out),
+        "alter" => alter(db, c, out),
+        "describe" | "desc" => describe(db, c, out),
+        "exists" => {
+            let t = table_name(c)?;
+            let e = db.table_exists(&t);
+            let _ = writeln!(
+                out,
+                "Table {t} {} exist",
+                if e { "does" } else { "does not" }
+            );
+            Ok(Some(e.to_string()))
+        }
+        "is_enabled" | "is_disabled" => {
+            let t = table_name(c)?;
+            let en = db.is_enabled(&t).map_err(db_err)?;
+            let v = if c.name == "is_enabled" { en } else { !en };
+            let _ = writeln!(out, "{v}");
+            Ok(Some(v.to_string()))
+        }
+        "disable" => db
+            .disable_table(&table_name(c)?)
+            .map(|_| None)
+            .map_err(db_err),
+        "enable" => db
+            .enable_table(&table_name(c)?)
+            .map(|_| None)
+            .map_err(db_err),
+        "drop" => db.drop_table(&table_name(c)?).map(|_| None).map_err(db_err),
+        "truncate" => {
+            let t = table_name(c)?;
+            let _ = writeln!(out, "Truncating '{t}' table (it may take a while):");
+            let _ = writeln!(out, "Disabling table...");
+            let _ = writeln!(out, "Truncating table...");
+            db.truncate_table(&t).map(|_| None).map_err(db_err)
+        }
+        "put" => put(db, c),
+        "get" => get(db, c, out),
+        "delete" => delete(db, c, false),
+        "deleteall" => delete(db, c, true),
+        "incr" => incr(db, c, out),
+        "get_counter" => get_counter(db, c, out),
+        "append" => append(db, c, out),
+        "scan" => scan(db, c, out),
+        "count" => count(db, c, out),
+        "flush" => db.flush(&table_name(c)?).map(|_| None).map_err(db_err),
+        "compact" => db
+            .compact(&table_name(c)?, false)
+            .map(|_| None)
+            .map_err(db_err),
+        "major_compact" => db
+            .compact(&table_name(c)?, true)
+            .map(|_| None)
+            .map_err(db_err),
+        other => Err(format!("Unknown command '{other}'. Try 'help'.")),
+    }
+}
+
+fn help(out: &mut String) -> CmdResult {
+    out.push_str(
+        "Cellar shell: HBase shell commands on an embedded database.\n\n\
+COMMAND GROUPS:\n\
+  Group name: general\n\
+  Commands: help, status, exit, quit\n\n\
+  Group name: ddl\n\
+  Commands: alter, create, describe, desc, disable, drop, enable, exists, is_disabled, is_enabled, list, truncate\n\n\
+  Group name: dml\n\
+  Commands: append, count, delete, deleteall, get, get_counter, incr, put, scan\n\n\
+  Group name: tools\n\
+  Commands: compact, flush, major_compact\n\n\
+Examples:\n\
+  create 't', {NAME => 'd', VERSIONS => 3, DATA_BLOCK_ENCODING => 'FAST_DIFF'}\n\
+  put 't', 'r1', 'd:q', 'value'\n\
+  get 't', 'r1', {COLUMN => 'd:q', VERSIONS => 2}\n\
+  scan 't', {STARTROW => 'a', STOPROW => 'm', LIMIT => 10}\n",
+    );
+    Ok(None)
+}
+
+fn status(db: &Database, _c: &CommandLine, out: &mut String) -> CmdResult {
+    let tables = db.list_tables();
+    let mut regions = 0;
+    for t in &tables {
+        if db.is_enabled(t).unwrap_or(false) {
+            regions += 1;
+        }
+    }
+    let _ = writeln!(
+        out,
+        "1 active master, 0 backup masters, 1 servers, 0 dead, {:.4} average load",
+        regions as f64
+    );
+    Ok(None)
+}
+
+fn list(db: &Database, c: &CommandLine, out: &mut String) -> CmdResult {
+    let filter = c.args.first().and_then(|v| v.text());
+    out.push_str("TABLE\n");
+    let mut names = Vec::new();
+    for t in db.list_tables() {
+        if let Some(f) = &filter {
+            if !glob_match(f, &t) {
+                continue;
+            }
+        }
+        let _ = writeln!(out, "{t}");
+        names.push(format!("\"{t}\""));
+    }
+    out.push_str(&format::rows(names.len() as u64));
+    Ok(Some(format!("[{}]", names.join(", "))))
+}
+
+/// HBase's `list` takes a Java regex; `.*` and plain prefixes cover its common use.
+fn glob_match(pattern: &str, name: &str) -> bool {
+    if let Some(prefix) = pattern.strip_suffix(".*") {
+        return name.starts_with(prefix);
+    }
+    pattern == name
+}
+
+const FAMILY_KEYS: &[&str] = &[
+    "NAME",
+    "VERSIONS",
+    "MIN_VERSIONS",
+    "TTL",
+    "KEEP_DELETED_CELLS",
+    "DATA_BLOCK_ENCODING",
+    "COMPRESSION",
+    "BLOCKSIZE",
+    "BLOOMFILTER",
+    "IN_MEMORY",
+    "BLOCKCACHE",
+    "REPLICATION_SCOPE",
+];
+const TABLE_KEYS: &[&str] = &[
+    "DURABILITY",
+    "MEMSTORE_FLUSHSIZE",
+    "MAX_FILESIZE",
+    "COMPACTION_ENABLED",
+    "READONLY",
+];
+
+fn family_from_hash(h: &Value, f: &mut FamilyDescriptor) -> Result<(), String> {
+    let Value::Hash(entries) = h else {
+        return Err(format!("expected a family hash, got {h}"));
+    };
+    if let Some(Value::Hash(c)) = h.get("CONFIGURATION") {
+        for (k, v) in c {
+            f.configuration
+                .insert(k.text().unwrap_or_default(), v.text().unwrap_or_default());
+        }
+    }
+    for (k, v) in entries {
+        let key = k.text().unwrap_or_default().to_ascii_uppercase();
+        if key == "NAME" || key == "CONFIGURATION" || key == "METHOD" {
+            continue;
+        }
+        if TABLE_KEYS.contains(&key.as_str()) {
+            continue;
+        }
+        let val = v.text().ok_or_else(|| format!("bad value {v} for {key}"))?;
+        f.set_attribute(&key, &val).map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}
+
+fn table_attrs_from_hash(h: &Value, t: &mut TableDescriptor) -> Result<(), String> {
+    if let Value::Hash(entries) = h {
+        for (k, v) in entries {
+            let key = k.text().unwrap_or_default().to_ascii_uppercase();
+            if TABLE_KEYS.contains(&key.as_str()) {
+                let val = v.text().ok_or_else(|| format!("bad value {v} for {key}"))?;
+                t.set_attribute(&key, &val).map_err(|e| e.to_string())?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn create(db: &Database, c: &CommandLine, out: &mut String) -> CmdResult {
+    let name = table_name(c)?;
+    let mut desc = TableDescriptor::new(name.clone());
+    for a in &c.args[1..] {
+        match a {
+            Value::Str(_) | Value::Const(_) => {
+                desc.families
+                    .push(FamilyDescriptor::new(bytes(a, "family")?));
+            }
+            Value::Hash(_) => {
+                let mut allowed = FAMILY_KEYS.to_vec();
+                allowed.extend_from_slice(TABLE_KEYS);
+                allowed.push("CONFIGURATION");
+                check_keys(a, &allowed, "create")?;
+                table_attrs_from_hash(a, &mut desc)?;
+                if let Some(n) = a.get("NAME") {
+                    let mut f = FamilyDescriptor::new(bytes(n, "NAME")?);
+                    family_from_hash(a, &mut f)?;
+                    desc.families.push(f);
+                }
+            }
+            other => return Err(format!("unexpected argument {other}")),
+        }
+    }
+    db.create_table(desc).map_err(db_err)?;
+    let _ = writeln!(out, "Created table {name}");
+    Ok(Some(format!("Hbase::Table - {name}")))
+}
+
+fn alter(db: &Database, c: &CommandLine, out: &mut String) -> CmdResult {
+    let name = table_name(c)?;
+    let specs: Vec<Value> = c.args[1..].to_vec();
+    if specs.is_empty() {
+        return Err("wrong number of arguments: alter needs a family or attribute hash".into());
+    }
+    db.alter_table(&name, |desc| {
+        for spec in &specs {
+            let to_err = cellar_region::RegionError::InvalidMutation;
+            match spec {
+                Value::Str(_) | Value::Const(_) => {
+                    let fname = spec.bytes().unwrap_or_default();
+                    if desc.family(&fname).is_none() {
+                        desc.families.push(FamilyDescriptor::new(fname));
+                    }
+                }
+                Value::Hash(_) => {
+                    if let Some(del) = spec.get("delete") {
+                        let fname = del.bytes().unwrap_or_default();
+                        desc.families.retain(|f| f.name != fname);
+                        continue;
+                    }
+                    table_attrs_from_hash(spec, desc).map_err(to_err)?;
+                    let Some(n) = spec.get("NAME") else { continue };
+                    let fname = n.bytes().unwrap_or_default();
+                    if spec
+                        .get("METHOD")
+                        .and_then(|m| m.text())
+                        .is_some_and(|m| m.eq_ignore_ascii_case("delete"))
+                    {
+                        desc.families.retain(|f| f.name != fname);
+                        continue;
+                    }
+                    let pos = desc.families.iter().position(|f| f.name == fname);
+                    let mut f = match pos {
+                        Some(i) => desc.families[i].clone(),
+                        None => FamilyDescriptor::new(fname),
+                    };
+                    family_from_hash(spec, &mut f).map_err(to_err)?;
+                    match pos {
+                        Some(i) => desc.families[i] = f,
+                        None => desc.families.push(f),
+                    }
+                }
+                other => return Err(to_err(format!("unexpected argument {other}"))),
+            }
+        }
+        Ok(())
+    })
+    .map_err(db_err)?;
+    out.push_str("Updating all regions with the new schema...\n1/1 regions updated.\nDone.\n");
+    Ok(None)
+}
+
+fn describe(db: &Database, c: &CommandLine, out: &mut String) -> CmdResult {
+    let name = table_name(c)?;
+    let (desc, enabled) = db.describe(&name).map_err(db_err)?;
+    out.push_str(&desc.describe(enabled));
+    out.push('\n');
+    let _ = write!(out, "{}", format::rows(desc.families.len() as u64));
+    Ok(None)
+}
+
+fn put(db: &Database, c: &CommandLine) -> CmdResult {
+    let t = db.table(&table_name(c)?).map_err(db_err)?;
+    let row = bytes(arg(c, 1, "a row")?, "row")?;
+    let (f, q) = split_column(&bytes(arg(c, 2, "a column")?, "column")?);
+    let value = bytes(arg(c, 3, "a value")?, "value")?;
+    let mut ts = LATEST_TIMESTAMP;
+    for extra in &c.args[4..] {
+        match extra {
+            Value::Int(i) => ts = *i,
+            Value::Hash(_) => check_keys(extra, &[], "put")?,
+            other => return Err(format!("unexpected argument {other}")),
+        }
+    }
+    t.put(Put::new(row).add_column_at(f, q.unwrap_or_default(), ts, value))
+        .map_err(db_err)?;
+    Ok(None)
+}
+
+fn add_columns_get(mut g: Get, cols: &[Vec<u8>]) -> Get {
+    for col in cols {
+        g = match split_column(col) {
+            (f, Some(q)) => g.add_column(f, q),
+            (f, None) => g.add_family(f),
+        };
+    }
+    g
+}
+
+fn get(db: &Database, c: &CommandLine, out: &mut String) -> CmdResult {
+    let t = db.table(&table_name(c)?).map_err(db_err)?;
+    let row = bytes(arg(c, 1, "a row")?, "row")?;
+    let mut g = Get::new(row);
+    for extra in &c.args[2..] {
+        match extra {
+            Value::Hash(_) => {
+                check_keys(
+                    extra,
+                    &["COLUMN", "COLUMNS", "VERSIONS", "TIMERANGE", "TIMESTAMP"],
+                    "get",
+                )?;
+                if let Some(cols) = extra.get("COLUMN").or(extra.get("COLUMNS")) {
+                    g = add_columns_get(g, &columns_of(cols)?);
+                }
+                if let Some(v) = extra.get("VERSIONS") {
+                    g = g.max_versions(int(v, "VERSIONS")?.clamp(1, u32::MAX as i64) as u32);
+                }
+                if let Some(v) = extra.get("TIMERANGE") {
+                    g.time_range = time_range(v)?;
+                }
+                if let Some(v) = extra.get("TIMESTAMP") {
+                    g = g.timestamp(int(v, "TIMESTAMP")?);
+                }
+            }
+            other => g = add_columns_get(g, &columns_of(other)?),
+        }
+    }
+    let r = t.get(&g).map_err(db_err)?;
+    out.push_str(&format::header("COLUMN", "CELL"));
+    for cell in &r.cells {
+        out.push_str(&format::row_line(
+            &format::column_name(cell),
+            &format::cell_text(cell),
+        ));
+    }
+    out.push_str(&format::rows(u64::from(!r.cells.is_empty())));
+    Ok(None)
+}
+
+fn delete(db: &Database, c: &CommandLine, all: bool) -> CmdResult {
+    let t = db.table(&table_name(c)?).map_err(db_err)?;
+    let row = bytes(arg(c, 1, "a row")?, "row")?;
+    let mut column: Option<Vec<u8>> = None;
+    let mut ts = LATEST_TIMESTAMP;
+    for extra in &c.args[2..] {
+        match extra {
+            Value::Int(i) => ts = *i,
+            Value::Hash(_) => check_keys(extra, &[], if all { "deleteall" } else { "delete" })?,
+            other => column = Some(bytes(other, "column")?),
+        }
+    }
+    if !all && column.is_none() {
+        return Err("wrong number of arguments: delete needs a table, a row and a column".into());
+    }
+    let mut d = Delete::new(row).with_timestamp(ts);
+    if let Some(col) = column {
+        d = match split_column(&col) {
+            (f, Some(q)) => d.add_columns(f, q),
+            (f, None) => d.add_family(f),
+        };
+    }
+    t.delete(d).map_err(db_err)?;
+    Ok(None)
+}
+
+fn incr(db: &Database, c: &CommandLine, out: &mut String) -> CmdResult {
+    let t = db.table(&table_name(c)?).map_err(db_err)?;
+    let row = bytes(arg(c, 1, "a row")?, "row")?;
+    let (f, q) = split_column(&bytes(arg(c, 2, "a column")?, "column")?);
+    let by = match c.args.get(3) {
+        Some(v @ Value::Int(_)) => int(v, "increment")?,
+        Some(Value::Hash(_)) | None => 1,
+        Some(other) => return Err(format!("increment must be an integer, got {other}")),
+    };
+    let r = t
+        .increment(Increment::new(row).add_column(f, q.unwrap_or_default(), by))
+        .map_err(db_err)?;
+    let v = r
+        .cells
+        .first()
+        .and_then(|c| <[u8; 8]>::try_from(c.value()).ok())
+        .map(i64::from_be_bytes)
+        .unwrap_or(0);
+    let _ = writeln!(out, "COUNTER VALUE = {v}");
+    Ok(None)
+}
+
+fn get_counter(db: &Database, c: &CommandLine, out: &mut String) -> CmdResult {
+    let t = db.table(&table_name(c)?).map_err(db_err)?;
+    let row = bytes(arg(c, 1, "a row")?, "row")?;
+    let (f, q) = split_column(&bytes(arg(c, 2, "a column")?, "column")?);
+    let r = t
+        .get(&Get::new(row).add_column(f, q.unwrap_or_default()))
+        .map_err(db_err)?;
+    match r.cells.first() {
+        None => {
+            let _ = writeln!(out, "No counter found at specified coordinates");
+        }
+        Some(cell) => {
+            let v = <[u8; 8]>::try_from(cell.value())
+                .map(i64::from_be_bytes)
+                .map_err(|_| {
+                    format!(
+                        "Field is not a long, it's {} bytes wide",
+                        cell.value().len()
+                    )
+                })?;
+            let _ = writeln!(out, "COUNTER VALUE = {v}");
+        }
+    }
+    Ok(None)
+}
+
+fn append(db: &Database, c: &CommandLine, out: &mut String) -> CmdResult {
+    let t = db.table(&table_name(c)?).map_err(db_err)?;
+    let row = bytes(arg(c, 1, "a row")?, "row")?;
+    let (f, q) = split_column(&bytes(arg(c, 2, "a column")?, "column")?);
+    let value = bytes(arg(c, 3, "a value")?, "value")?;
+    let r = t
+        .append(Append::new(row).add_column(f, q.unwrap_or_default(), value))
+        .map_err(db_err)?;
+    let v = r
+        .cells
+        .first()
+        .map(|c| to_string_binary(c.value()))
+        .unwrap_or_default();
+    let _ = writeln!(out, "CURRENT VALUE = {v}");
+    Ok(None)
+}
+
+fn build_scan(c: &CommandLine) -> Result<Scan, String> {
+    let mut s = Scan::new();
+    if let Some(h) = c.args.get(1) {
+        check_keys(
+            h,
+            &[
+                "STARTROW",
+                "STOPROW",
+                "ROWPREFIXFILTER",
+                "COLUMNS",
+                "COLUMN",
+                "LIMIT",
+                "VERSIONS",
+                "TIMERANGE",
+                "TIMESTAMP",
+                "RAW",
+                "CACHE",
+                "INTERVAL",
+            ],
+            &c.name,
+        )?;
+        if let Some(v) = h.get("STARTROW") {
+            s.start_row = bytes(v, "STARTROW")?;
+        }
+        if let Some(v) = h.get("STOPROW") {
+            s.stop_row = bytes(v, "STOPROW")?;
+        }
+        if let Some(v) = h.get("ROWPREFIXFILTER") {
+            let p = bytes(v, "ROWPREFIXFILTER")?;
+            s.start_row = p.clone();
+            s.stop_row = prefix_stop(&p);
+        }
+        if let Some(v) = h.get("COLUMNS").or(h.get("COLUMN")) {
+            for col in columns_of(v)? {
+                s = match split_column(&col) {
+                    (f, Some(q)) => s.add_column(f, q),
+                    (f, None) => s.add_family(f),
+                };
+            }
+        }
+        if let Some(v) = h.get("LIMIT") {
+            s = s.limit(int(v, "LIMIT")?.max(0) as u64);
+        }
+        if let Some(v) = h.get("VERSIONS") {
+            s = s.max_versions(int(v, "VERSIONS")?.clamp(1, u32::MAX as i64) as u32);
+        }
+        if let Some(v) = h.get("TIMERANGE") {
+            s.time_range = time_range(v)?;
+        }
+        if let Some(v) = h.get("TIMESTAMP") {
+            s.time_range = TimeRange::at(int(v, "TIMESTAMP")?);
+        }
+        if let Some(v) = h.get("RAW") {
+            s.raw = v.truthy().ok_or("RAW must be true or false")?;
+        }
+    }
+    Ok(s)
+}
+
+/// The stop row of a prefix scan: the prefix with trailing 0xFF bytes removed and its last
+/// byte incremented (empty = to the end).
+fn prefix_stop(prefix: &[u8]) -> Vec<u8> {
+    let mut stop = prefix.to_vec();
+    while let Some(last) = stop.pop() {
+        if last != 0xff {
+            stop.push(last + 1);
+            return stop;
+        }
+    }
+    Vec::new()
+}
+
+fn scan(db: &Database, c: &CommandLine, out: &mut String) -> CmdResult {
+    let t = db.table(&table_name(c)?).map_err(db_err)?;
+    let s = build_scan(c)?;
+    out.push_str(&format::header("ROW", "COLUMN+CELL"));
+    let mut rows = 0;
+    for r in t.scan(&s).map_err(db_err)? {
+        let r = r.map_err(|e| e.to_string())?;
+        rows += 1;
+        for cell in &r.cells {
+            out.push_str(&format::row_line(
+                &to_string_binary(&r.row),
+                &format!(
+                    "column={}, {}",
+                    format::column_name(cell),
+                    format::cell_text(cell)
+                ),
+            ));
+        }
+    }
+    out.push_str(&format::rows(rows));
+    Ok(None)
+}
+
+fn count(db: &Database, c: &CommandLine, out: &mut String) -> CmdResult {
+    let t = db.table(&table_name(c)?).map_err(db_err)?;
+    let s = build_scan(c)?;
+    let interval = c
+        .args
+        .get(1)
+        .and_then(|h| h.get("INTERVAL"))
+        .and_then(|v| v.int())
+        .unwrap_or(1000)
+        .max(1) as u64;
+    let mut rows = 0u64;
+    for r in t.scan(&s).map_err(db_err)? {
+        let r = r.map_err(|e| e.to_string())?;
+        rows += 1;
+        if rows.is_multiple_of(interval) {
+            let _ = writeln!(
+                out,
+                "Current count: {rows}, row: {}",
+                to_string_binary(&r.row)
+            );
+        }
+    }
+    out.push_str(&format::rows(rows));
+    Ok(Some(rows.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prefix_stop_rows() {
+        assert_eq!(prefix_stop(b"abc"), b"abd");
+        assert_eq!(prefix_stop(b"a\xff\xff"), b"b");
+        assert_eq!(prefix_stop(b"\xff"), b"");
+        assert_eq!(prefix_stop(b""), b"");
+    }
+}

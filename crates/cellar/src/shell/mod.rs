@@ -1,0 +1,141 @@
+//! `cellar shell [DIR]`: HBase shell syntax and output on the embedded database.
+//! Interactive with history and line editing on a terminal; otherwise it reads commands
+//! from standard input so scripts work. An error prints one `ERROR: ...` line and the
+//! shell goes on.
+
+mod commands;
+mod format;
+pub mod parse;
+
+use std::io::{BufRead, IsTerminal, Write};
+use std::time::Instant;
+
+use crate::database::Database;
+
+/// What the shell should do after a command.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Flow {
+    Continue,
+    Exit,
+}
+
+/// A shell on one database, writing to `out`.
+pub struct Shell<W: Write> {
+    db: Database,
+    out: W,
+    /// Whether any command failed (the exit status of a script).
+    pub had_error: bool,
+}
+
+impl<W: Write> Shell<W> {
+    pub fn new(db: Database, out: W) -> Shell<W> {
+        Shell {
+            db,
+            out,
+            had_error: false,
+        }
+    }
+
+    pub fn database(&self) -> &Database {
+        &self.db
+    }
+
+    /// Runs one line; output (including errors) goes to the writer.
+    pub fn execute(&mut self, line: &str) -> std::io::Result<Flow> {
+        let start = Instant::now();
+        let cmd = match parse::parse_line(line) {
+            Ok(None) => return Ok(Flow::Continue),
+            Ok(Some(c)) => c,
+            Err(e) => {
+                self.had_error = true;
+                writeln!(self.out, "ERROR: {e}")?;
+                return Ok(Flow::Continue);
+            }
+        };
+        if matches!(cmd.name.as_str(), "exit" | "quit") {
+            return Ok(Flow::Exit);
+        }
+        let mut text = String::new();
+        match commands::run(&self.db, &cmd, &mut text) {
+            Ok(ret) => {
+                self.out.write_all(text.as_bytes())?;
+                self.out
+                    .write_all(format::took(start.elapsed().as_secs_f64()).as_bytes())?;
+                if let Some(r) = ret {
+                    writeln!(self.out, "=> {r}")?;
+                }
+            }
+            Err(e) => {
+                self.had_error = true;
+                self.out.write_all(text.as_bytes())?;
+                writeln!(self.out, "ERROR: {e}")?;
+                if e.contains("Unknown command") || e.contains("wrong number") {
+                    writeln!(self.out, "For usage try 'help \"{}\"'", cmd.name)?;
+                }
+            }
+        }
+        self.out.flush()?;
+        Ok(Flow::Continue)
+    }
+
+    /// Reads commands from `input` until the end or `exit`.
+    pub fn run_script(&mut self, input: impl BufRead) -> std::io::Result<()> {
+        for line in input.lines() {
+            if self.execute(&line?)? == Flow::Exit {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// Closes the database (flushing).
+    pub fn close(self) -> Result<(), crate::DbError> {
+        self.db.close()
+    }
+}
+
+/// Runs the shell on standard input/output: line editing when it is a terminal.
+pub fn run_stdio(db: Database) -> Result<bool, String> {
+    let stdout = std::io::stdout();
+    let mut shell = Shell::new(db, stdout.lock());
+    if std::io::stdin().is_terminal() {
+        interactive(&mut shell).map_err(|e| e.to_string())?;
+    } else {
+        shell
+            .run_script(std::io::stdin().lock())
+            .map_err(|e| e.to_string())?;
+    }
+    let ok = !shell.had_error;
+    shell.close().map_err(|e| e.to_string())?;
+    Ok(ok)
+}
+
+fn interactive<W: Write>(shell: &mut Shell<W>) -> Result<(), Box<dyn std::error::Error>> {
+    let mut rl = rustyline::DefaultEditor::new()?;
+    let history =
+        std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".cellar_shell_history"));
+    if let Some(h) = &history {
+        let _ = rl.load_history(h);
+    }
+    let mut n = 0;
+    loop {
+        n += 1;
+        match rl.readline(&format!("cellar:{n:03}:0> ")) {
+            Ok(line) => {
+                if !line.trim().is_empty() {
+                    let _ = rl.add_history_entry(line.as_str());
+                }
+                if shell.execute(&line)? == Flow::Exit {
+                    break;
+                }
+            }
+            Err(rustyline::error::ReadlineError::Interrupted) => continue,
+            Err(rustyline::error::ReadlineError::Eof) => break,
+            Err(e) => return Err(e.into()),
+        }
+    }
+    if let Some(h) = &history {
+        let _ = rl.save_history(h);
+    }
+    Ok(())
+}
