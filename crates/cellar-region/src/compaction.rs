@@ -24,24 +24,33 @@ pub fn select_minor(files: &[Arc<StoreFile>], c: &Config) -> Vec<Arc<StoreFile>>
         .iter()
         .filter(|f| f.size <= c.compaction_max_size)
         .collect();
-    let n = candidates.len();
+    let sizes: Vec<u64> = candidates.iter().map(|f| f.size).collect();
+    match select_window(&sizes, c) {
+        Some(range) => candidates[range].iter().map(|f| (*f).clone()).collect(),
+        None => Vec::new(),
+    }
+}
+
+/// The exploring policy over file sizes (oldest first): the window to compact, if any.
+pub fn select_window(sizes: &[u64], c: &Config) -> Option<std::ops::Range<usize>> {
+    let n = sizes.len();
     let min = c.compaction_min.max(2);
     let max = c.compaction_max.max(min);
     if n < min {
-        return Vec::new();
+        return None;
     }
     let mut best: Option<(usize, usize, u64)> = None; // (start, len, total)
     for start in 0..n {
         for len in min..=max.min(n - start) {
-            let window = &candidates[start..start + len];
-            let total: u64 = window.iter().map(|f| f.size).sum();
+            let window = &sizes[start..start + len];
+            let total: u64 = window.iter().sum();
             if total > c.compaction_max_size {
                 continue;
             }
             let in_ratio = total < c.compaction_min_size
                 || window
                     .iter()
-                    .all(|f| f.size as f64 <= c.compaction_ratio * (total - f.size) as f64);
+                    .all(|s| *s as f64 <= c.compaction_ratio * (total - s) as f64);
             if !in_ratio {
                 continue;
             }
@@ -54,31 +63,16 @@ pub fn select_minor(files: &[Arc<StoreFile>], c: &Config) -> Vec<Arc<StoreFile>>
             }
         }
     }
-    match best {
-        Some((start, len, _)) => candidates[start..start + len]
-            .iter()
-            .map(|f| (*f).clone())
-            .collect(),
-        None if n >= c.blocking_store_files => {
-            // Stuck at the blocking count: compact the smallest window anyway.
-            let mut smallest: Option<(usize, u64)> = None;
-            for start in 0..=n - min {
-                let total: u64 = candidates[start..start + min].iter().map(|f| f.size).sum();
-                if smallest.is_none_or(|(_, t)| total < t) {
-                    smallest = Some((start, total));
-                }
-            }
-            smallest
-                .map(|(s, _)| {
-                    candidates[s..s + min]
-                        .iter()
-                        .map(|f| (*f).clone())
-                        .collect()
-                })
-                .unwrap_or_default()
-        }
-        None => Vec::new(),
+    if let Some((start, len, _)) = best {
+        return Some(start..start + len);
     }
+    if n < c.blocking_store_files {
+        return None;
+    }
+    // Stuck at the blocking count: compact the smallest window anyway.
+    (0..=n - min)
+        .min_by_key(|s| sizes[*s..*s + min].iter().sum::<u64>())
+        .map(|s| s..s + min)
 }
 
 /// Whether a periodic major compaction is due for a store whose oldest file was created
@@ -253,5 +247,57 @@ impl Iterator for CompactionStream {
 
     fn next(&mut self) -> Option<Self::Item> {
         self.next_cell().transpose()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn conf() -> Config {
+        Config {
+            compaction_min_size: 0,
+            ..Config::default()
+        }
+    }
+
+    #[test]
+    fn too_few_files_select_nothing() {
+        assert_eq!(select_window(&[10, 10], &conf()), None);
+    }
+
+    #[test]
+    fn the_ratio_excludes_a_big_old_file() {
+        // 1000 > 1.2 × (10+10+10): the window without it wins.
+        assert_eq!(select_window(&[1000, 10, 10, 10], &conf()), Some(1..4));
+        // Everything in ratio: all four.
+        assert_eq!(select_window(&[30, 10, 10, 10], &conf()), Some(0..4));
+    }
+
+    #[test]
+    fn windows_are_capped_at_compaction_max() {
+        let sizes = vec![10u64; 15];
+        assert_eq!(select_window(&sizes, &conf()).map(|r| r.len()), Some(10));
+    }
+
+    #[test]
+    fn small_windows_pass_under_min_size() {
+        let c = Config {
+            compaction_min_size: 1 << 20,
+            ..Config::default()
+        };
+        assert_eq!(select_window(&[5000, 10, 10], &c), Some(0..3));
+    }
+
+    #[test]
+    fn a_stuck_store_compacts_its_smallest_window() {
+        let c = Config {
+            blocking_store_files: 4,
+            ..conf()
+        };
+        // Each file is far larger than the sum of the next ones: no window in ratio.
+        let sizes = [100_000, 10_000, 1_000, 100, 10];
+        assert_eq!(select_window(&sizes, &conf()), None);
+        assert_eq!(select_window(&sizes, &c), Some(2..5));
     }
 }

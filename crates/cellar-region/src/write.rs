@@ -442,6 +442,9 @@ impl Region {
     /// Takes a sequence id, logs and applies `cells` as one edit.
     fn write_cells(&self, mut cells: Vec<Cell>, durability: Durability, now: i64) -> Result<()> {
         let updates = self.updates.read().unwrap_or_else(|e| e.into_inner());
+        // Checked under the updates lock: a closing region's final flush takes it
+        // exclusively, so no write can land in the MemStore after that flush.
+        self.check_open()?;
         let seq = self.mvcc.begin();
         cells = cells.into_iter().map(|c| c.with_seq_id(seq)).collect();
         if durability != Durability::SkipWal {

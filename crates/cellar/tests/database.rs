@@ -307,3 +307,58 @@ fn a_corrupt_store_file_is_a_clear_error_not_garbage() {
     };
     assert!(err.to_string().to_lowercase().contains("checksum"), "{err}");
 }
+
+#[test]
+fn power_loss_again_and_again() {
+    let fs = FaultFs::new();
+    let root = Path::new("/db");
+    let mut acked: Vec<(String, String)> = Vec::new();
+    let mut x: u64 = 42;
+    let mut next = |n: u64| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x % n
+    };
+    for round in 0..15 {
+        let opts = Options {
+            config: Config {
+                memstore_flush_size: 8192,
+                compaction_min_size: 0,
+                ..Config::default()
+            },
+            ..fault_opts(&fs)
+        };
+        let db = Database::open_with(root, opts).unwrap();
+        if !db.table_exists("t") {
+            db.create_table(table("t", Durability::FsyncWal)).unwrap();
+        }
+        for (row, v) in &acked {
+            assert_eq!(
+                value(&db, "t", row).as_deref(),
+                Some(v.as_bytes()),
+                "round {round}: {row}"
+            );
+        }
+        let t = db.table("t").unwrap();
+        for i in 0..next(300) {
+            let row = format!("r{:04}", next(2000));
+            let v = format!("{round}-{i}");
+            t.put(Put::new(row.clone()).add_column("f", "q", v.clone()))
+                .unwrap();
+            acked.retain(|(r, _)| *r != row);
+            acked.push((row, v));
+            if next(100) == 0 {
+                db.compact("t", next(2) == 0).unwrap();
+            }
+        }
+        // Sometimes the crash lands in the middle of a flush.
+        if next(2) == 0 {
+            fs.fail_after(next(12));
+            let _ = db.flush("t");
+            fs.heal();
+        }
+        fs.crash();
+        std::mem::forget(db);
+    }
+}

@@ -25,6 +25,24 @@ pub fn open_region(
     config: &Arc<Config>,
     table: &TableDescriptor,
 ) -> cellar_region::Result<(Region, Arc<Wal>)> {
+    open_region_with(
+        fs,
+        clock,
+        config,
+        table,
+        None,
+        Arc::new(cellar_hfile::BlockCache::new(8 << 20)),
+    )
+}
+
+pub fn open_region_with(
+    fs: &FaultFs,
+    clock: &Arc<ManualClock>,
+    config: &Arc<Config>,
+    table: &TableDescriptor,
+    maintenance: Option<std::sync::mpsc::Sender<cellar_region::Maintenance>>,
+    cache: Arc<cellar_hfile::BlockCache>,
+) -> cellar_region::Result<(Region, Arc<Wal>)> {
     let dynfs: Arc<dyn FileSystem> = Arc::new(fs.clone());
     let mut edits = Vec::new();
     let (wal, _) = Wal::open(
@@ -42,8 +60,8 @@ pub fn open_region(
         clock: clock.clone(),
         config: config.clone(),
         wal: wal.clone(),
-        cache: Some(Arc::new(cellar_hfile::BlockCache::new(8 << 20))),
-        maintenance: None,
+        cache: Some(cache),
+        maintenance,
     };
     let region = Region::open(Path::new("/db/data/default/t/r1"), "r1", table.clone(), ctx)?;
     for e in &edits {

@@ -78,7 +78,7 @@ struct TableEntry {
     region: Option<Arc<Region>>,
 }
 
-struct Inner {
+pub(crate) struct Inner {
     root: PathBuf,
     fs: Arc<dyn FileSystem>,
     clock: Arc<dyn Clock>,
@@ -269,17 +269,11 @@ impl Database {
 
     /// An enabled table.
     pub fn table(&self, name: &str) -> Result<Table> {
-        let tables = lock(&self.inner.tables);
-        let t = tables
-            .get(name)
-            .ok_or_else(|| DbError::TableNotFound(name.to_string()))?;
-        match &t.region {
-            Some(r) if t.enabled => Ok(Table {
-                name: name.to_string(),
-                region: r.clone(),
-            }),
-            _ => Err(DbError::TableNotEnabled(name.to_string())),
-        }
+        self.inner.region_of(name)?;
+        Ok(Table {
+            name: name.to_string(),
+            db: self.inner.clone(),
+        })
     }
 
     /// Changes a table's descriptor: families added, changed or removed (a removed
@@ -380,13 +374,13 @@ impl Database {
 
     /// Flushes a table's MemStores.
     pub fn flush(&self, name: &str) -> Result<()> {
-        self.table(name)?.region.flush()?;
+        self.inner.region_of(name)?.flush()?;
         Ok(())
     }
 
     /// Compacts a table (`major`: every file, dropping deleted and expired cells).
     pub fn compact(&self, name: &str, major: bool) -> Result<cellar_region::CompactionOutcome> {
-        Ok(self.table(name)?.region.compact(major)?)
+        Ok(self.inner.region_of(name)?.compact(major)?)
     }
 
     /// Flushes every table and closes the log.
@@ -570,6 +564,18 @@ impl Inner {
             self.wal.forget_region(region)?;
         }
         Ok(())
+    }
+
+    /// The region of an enabled table.
+    pub(crate) fn region_of(&self, table: &str) -> Result<Arc<Region>> {
+        let tables = lock(&self.tables);
+        let t = tables
+            .get(table)
+            .ok_or_else(|| DbError::TableNotFound(table.to_string()))?;
+        match &t.region {
+            Some(r) if t.enabled => Ok(r.clone()),
+            _ => Err(DbError::TableNotEnabled(table.to_string())),
+        }
     }
 
     fn region_named(&self, name: &str) -> Option<Arc<Region>> {

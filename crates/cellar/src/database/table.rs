@@ -10,30 +10,18 @@ use cellar_region::{
     RowResult, Scan,
 };
 
-use super::error::Result;
+use super::error::{DbError, Result};
+use super::Inner;
 
 /// How long a write keeps retrying while its region is too busy.
 const BUSY_RETRY_FOR: Duration = Duration::from_secs(60);
 
-/// An open table.
+/// An open table. Each call finds the table's current region, so a handle stays valid
+/// across `alter`, and reports TableNotEnabled while the table is disabled.
 #[derive(Clone)]
 pub struct Table {
     pub(crate) name: String,
-    pub(crate) region: Arc<Region>,
-}
-
-fn retry_busy<T>(mut op: impl FnMut() -> cellar_region::Result<T>) -> Result<T> {
-    let start = Instant::now();
-    let mut pause = Duration::from_millis(10);
-    loop {
-        match op() {
-            Err(RegionError::RegionTooBusy { .. }) if start.elapsed() < BUSY_RETRY_FOR => {
-                std::thread::sleep(pause);
-                pause = (pause * 2).min(Duration::from_millis(500));
-            }
-            other => return Ok(other?),
-        }
-    }
+    pub(crate) db: Arc<Inner>,
 }
 
 impl Table {
@@ -42,28 +30,47 @@ impl Table {
     }
 
     /// The region serving the table.
-    pub fn region(&self) -> &Arc<Region> {
-        &self.region
+    pub fn region(&self) -> Result<Arc<Region>> {
+        self.db.region_of(&self.name)
+    }
+
+    /// Runs `op` on the current region, retrying while it is too busy or was just
+    /// reopened (alter).
+    fn write<T>(&self, op: impl Fn(&Region) -> cellar_region::Result<T>) -> Result<T> {
+        let start = Instant::now();
+        let mut pause = Duration::from_millis(10);
+        loop {
+            let region = self.region()?;
+            match op(&region) {
+                Err(RegionError::RegionTooBusy { .. } | RegionError::Closed(_))
+                    if start.elapsed() < BUSY_RETRY_FOR =>
+                {
+                    std::thread::sleep(pause);
+                    pause = (pause * 2).min(Duration::from_millis(500));
+                }
+                other => return other.map_err(DbError::from),
+            }
+        }
     }
 
     pub fn put(&self, put: Put) -> Result<()> {
-        retry_busy(|| self.region.put(put.clone()))
+        self.write(|r| r.put(put.clone()))
     }
 
     pub fn delete(&self, delete: Delete) -> Result<()> {
-        retry_busy(|| self.region.delete(delete.clone()))
+        self.write(|r| r.delete(delete.clone()))
     }
 
     pub fn increment(&self, inc: Increment) -> Result<RowResult> {
-        retry_busy(|| self.region.increment(inc.clone()))
+        self.write(|r| r.increment(inc.clone()))
     }
 
     pub fn append(&self, app: Append) -> Result<RowResult> {
-        retry_busy(|| self.region.append(app.clone()))
+        self.write(|r| r.append(app.clone()))
     }
 
     pub fn mutate_row(&self, row: &[u8], mutations: &[Mutation]) -> Result<RowResult> {
-        retry_busy(|| self.region.mutate_row(row, mutations))
+        self.write(|r| r.mutate_row(row, mutations))
     }
 
     pub fn check_and_mutate(
@@ -72,22 +79,22 @@ impl Table {
         condition: &Condition,
         mutations: &[Mutation],
     ) -> Result<(bool, RowResult)> {
-        retry_busy(|| self.region.check_and_mutate(row, condition, mutations))
+        self.write(|r| r.check_and_mutate(row, condition, mutations))
     }
 
     /// Each mutation on its own: one result per mutation.
     pub fn batch(&self, mutations: &[Mutation]) -> Vec<Result<RowResult>> {
         mutations
             .iter()
-            .map(|m| retry_busy(|| self.region.mutate_row(m.row(), std::slice::from_ref(m))))
+            .map(|m| self.write(|r| r.mutate_row(m.row(), std::slice::from_ref(m))))
             .collect()
     }
 
     pub fn get(&self, get: &Get) -> Result<RowResult> {
-        Ok(self.region.get(get)?)
+        Ok(self.region()?.get(get)?)
     }
 
     pub fn scan(&self, scan: &Scan) -> Result<RegionScanner> {
-        Ok(self.region.scanner(scan)?)
+        Ok(self.region()?.scanner(scan)?)
     }
 }

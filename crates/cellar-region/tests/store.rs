@@ -1,0 +1,175 @@
+#![allow(clippy::unwrap_used)]
+//! Stores under pressure and over time: RegionTooBusy at flush size × block multiplier,
+//! periodic major compactions, crash-safe compaction swaps at every step, and the row
+//! bloom sparing reads on Gets of absent rows.
+
+mod common;
+
+use std::sync::mpsc::channel;
+use std::sync::Arc;
+
+use cellar_hfile::BlockCache;
+use cellar_io::{FaultFs, ManualClock};
+use cellar_region::{
+    Config, Delete, FamilyDescriptor, Get, Maintenance, Put, RegionError, Scan, TableDescriptor,
+};
+use common::{open_region_with, Harness, T0};
+
+fn table() -> TableDescriptor {
+    TableDescriptor::new("t").with_family(FamilyDescriptor::new("f"))
+}
+
+#[test]
+fn writes_block_with_region_too_busy_until_a_flush() {
+    let fs = FaultFs::new();
+    let clock = Arc::new(ManualClock::new(T0));
+    let config = Arc::new(Config {
+        memstore_flush_size: 20_000,
+        ..Config::default()
+    });
+    let (tx, rx) = channel();
+    let cache = Arc::new(BlockCache::new(1 << 20));
+    let (region, _wal) = open_region_with(&fs, &clock, &config, &table(), Some(tx), cache).unwrap();
+    let mut busy = None;
+    for i in 0..2000 {
+        match region.put(Put::new(format!("r{i:05}")).add_column("f", "q", vec![1u8; 100])) {
+            Ok(()) => {}
+            Err(e @ RegionError::RegionTooBusy { .. }) => {
+                busy = Some((i, e));
+                break;
+            }
+            Err(e) => panic!("{e}"),
+        }
+    }
+    let (at, err) = busy.expect("writes must block once over 4 x flush size");
+    assert!(
+        err.to_string().contains("Over memstore limit=80000"),
+        "{err}"
+    );
+    assert!(region.memstore_size() > 80_000);
+    assert!(at > 100);
+    // The region asked for flushes; the worker (here: the test) runs one, writes go on.
+    assert!(rx.try_iter().any(|m| m == Maintenance::Flush("r1".into())));
+    region.flush().unwrap();
+    region
+        .put(Put::new("after").add_column("f", "q", "v"))
+        .unwrap();
+    assert_eq!(region.scanner(&Scan::new()).unwrap().count(), at + 1);
+}
+
+#[test]
+fn periodic_major_compaction_comes_due() {
+    let config = Config {
+        major_compaction_period_ms: 10_000,
+        major_compaction_jitter: 0.0,
+        ..Config::default()
+    };
+    let h = Harness::new(table(), config);
+    h.region
+        .put(Put::new("a").add_column_at("f", "q", 1, "v"))
+        .unwrap();
+    h.region.flush().unwrap();
+    h.region
+        .delete(Delete::new("a").add_columns("f", "q"))
+        .unwrap();
+    h.region.flush().unwrap();
+    assert!(!h.region.needs_compaction());
+    h.clock.advance(10_001);
+    assert!(h.region.needs_compaction());
+    let out = h.region.compact(false).unwrap();
+    assert_eq!(out.stores, vec![(b"f".to_vec(), true)]);
+    assert_eq!(out.cells_dropped, 2, "the marker and the cell it masks");
+    assert!(
+        !h.region.needs_compaction(),
+        "one major-compacted file is not due again"
+    );
+    let raw = h.region.scanner(&Scan::new().raw(true)).unwrap().count();
+    assert_eq!(raw, 0);
+}
+
+#[test]
+fn a_crash_at_any_step_of_a_compaction_loses_and_resurrects_nothing() {
+    let mut steps_seen_failing = 0;
+    for fail_at in 0..40u64 {
+        let mut h = Harness::new(table(), Config::default());
+        for round in 0..3 {
+            for i in 0..30 {
+                h.region
+                    .put(Put::new(format!("r{i:02}")).add_column_at(
+                        "f",
+                        "q",
+                        round,
+                        format!("v{round}"),
+                    ))
+                    .unwrap();
+            }
+            h.region.flush().unwrap();
+        }
+        h.region.delete(Delete::new("r05").add_family("f")).unwrap();
+        h.region.flush().unwrap();
+        h.fs.fail_after(fail_at);
+        let failed = h.region.compact(true).is_err();
+        steps_seen_failing += u32::from(failed);
+        h.fs.heal();
+        h.crash_and_reopen();
+        let rows: Vec<_> = h
+            .region
+            .scanner(&Scan::new())
+            .unwrap()
+            .map(|r| r.unwrap())
+            .collect();
+        assert_eq!(rows.len(), 29, "fail_at {fail_at}");
+        for r in &rows {
+            assert_eq!(r.cells.len(), 1);
+            assert_eq!(r.cells[0].value(), b"v2", "fail_at {fail_at}");
+        }
+        assert!(
+            h.region.get(&Get::new("r05")).unwrap().is_empty(),
+            "fail_at {fail_at}: resurrected"
+        );
+        if !failed {
+            break;
+        }
+    }
+    assert!(
+        steps_seen_failing > 5,
+        "the loop must cover the compaction's steps"
+    );
+}
+
+#[test]
+fn gets_of_absent_rows_skip_files_by_bloom() {
+    let fs = FaultFs::new();
+    let clock = Arc::new(ManualClock::new(T0));
+    let config = Arc::new(Config::default());
+    let cache = Arc::new(BlockCache::new(8 << 20));
+    let (region, _wal) =
+        open_region_with(&fs, &clock, &config, &table(), None, cache.clone()).unwrap();
+    for f in 0..3 {
+        for i in 0..500 {
+            region
+                .put(Put::new(format!("row{:05}", i * 3 + f)).add_column("f", "q", vec![7u8; 50]))
+                .unwrap();
+        }
+        region.flush().unwrap();
+    }
+    let before = cache.stats();
+    let mut found = 0;
+    for i in 0..200 {
+        if !region
+            .get(&Get::new(format!("nope{i}")))
+            .unwrap()
+            .is_empty()
+        {
+            found += 1;
+        }
+    }
+    let after = cache.stats();
+    assert_eq!(found, 0);
+    // Almost every file is skipped on the bloom (1% false positives allowed).
+    assert!(
+        after.misses + after.hits - before.misses - before.hits < 30,
+        "{before:?} {after:?}"
+    );
+    assert_eq!(region.get(&Get::new("row00004")).unwrap().cells.len(), 1);
+}
