@@ -42,7 +42,16 @@ fn open_db(
     if let Some(path) = config {
         opts.config = cellar::Options::read_config(path).map_err(|e| e.to_string())?;
     }
-    cellar::Database::open_with(dir, opts).map_err(|e| e.to_string())
+    let db = cellar::Database::open_with(dir, opts).map_err(|e| e.to_string())?;
+    if let Some(t) = &db.replay_report().torn_tail {
+        eprintln!(
+            "WARN: the WAL ended in a torn write: {} cut to {} bytes ({} bytes of an unacknowledged edit dropped)",
+            t.segment.display(),
+            t.offset,
+            t.dropped_bytes
+        );
+    }
+    Ok(db)
 }
 
 fn main() -> ExitCode {

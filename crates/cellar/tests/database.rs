@@ -263,6 +263,12 @@ fn a_torn_wal_tail_opens_and_mid_log_corruption_is_named() {
         let db = Database::open_with(root, fault_opts(&fs)).unwrap();
         let n = db.table("t").unwrap().scan(&Scan::new()).unwrap().count();
         assert_eq!(n, 9);
+        let torn = db
+            .replay_report()
+            .torn_tail
+            .as_ref()
+            .expect("the cut is reported");
+        assert_eq!(torn.segment, seg);
         fs.crash();
         std::mem::forget(db);
     }

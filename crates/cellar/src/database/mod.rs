@@ -92,6 +92,7 @@ pub(crate) struct Inner {
 /// An open database.
 pub struct Database {
     inner: Arc<Inner>,
+    replay: cellar_wal::ReplayReport,
     closed: bool,
     worker: Option<JoinHandle<()>>,
     _lock: Option<std::fs::File>,
@@ -161,7 +162,7 @@ impl Database {
             roll_size: config.wal_roll_size(),
             async_flush_interval: Duration::from_millis(config.wal_async_flush_interval_ms),
         };
-        let (wal, _report) = Wal::open(
+        let (wal, replay) = Wal::open(
             fs.clone(),
             &root.join("wal").join("local"),
             wal_opts,
@@ -198,6 +199,7 @@ impl Database {
         };
         Ok(Database {
             inner,
+            replay,
             closed: false,
             worker,
             _lock: lock_file,
@@ -210,6 +212,11 @@ impl Database {
 
     pub fn config(&self) -> &Config {
         &self.inner.config
+    }
+
+    /// What opening found in the WAL: edits replayed, and a torn tail if one was cut.
+    pub fn replay_report(&self) -> &cellar_wal::ReplayReport {
+        &self.replay
     }
 
     /// The shared WAL.
