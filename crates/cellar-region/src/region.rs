@@ -99,6 +99,9 @@ impl Region {
         ctx: RegionContext,
     ) -> Result<Region> {
         ctx.fs.create_dir_all(dir)?;
+        if let Some(parent) = dir.parent() {
+            ctx.fs.sync_dir(parent)?;
+        }
         let mut stores = BTreeMap::new();
         for family in &table.families {
             let store_dir = dir.join(String::from_utf8_lossy(&family.name).as_ref());

@@ -119,6 +119,10 @@ impl Store {
         cache: Option<Arc<BlockCache>>,
     ) -> Result<Store> {
         fs.create_dir_all(dir)?;
+        if let Some(parent) = dir.parent() {
+            // The store directory's own entry must survive a power loss too.
+            fs.sync_dir(parent)?;
+        }
         let tmp = dir.join(".tmp");
         if fs.exists(&tmp) {
             for p in fs.list_dir(&tmp)? {

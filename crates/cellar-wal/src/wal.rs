@@ -101,6 +101,9 @@ impl Wal {
         on_edit: &mut dyn FnMut(WalEdit) -> Result<()>,
     ) -> Result<(Wal, ReplayReport)> {
         fs.create_dir_all(dir)?;
+        if let Some(parent) = dir.parent() {
+            fs.sync_dir(parent)?;
+        }
         let (closed, report) = replay(fs.as_ref(), dir, on_edit)?;
         let next_number = closed.iter().map(|s| s.number + 1).max().unwrap_or(1);
         let (writer, current) = create_segment(fs.as_ref(), dir, next_number)?;

@@ -239,6 +239,9 @@ impl Database {
         let region_name = new_region_name(&desc.name, self.inner.clock.now_millis());
         self.inner.write_desc(&desc)?;
         self.inner.write_state(&desc.name, true, &region_name)?;
+        self.inner
+            .fs
+            .sync_dir(&self.inner.root.join("data").join(NAMESPACE))?;
         let region = self.inner.open_region(&desc, &region_name)?;
         tables.insert(
             desc.name.clone(),

@@ -69,9 +69,6 @@ impl<W: Write> Shell<W> {
                 self.had_error = true;
                 self.out.write_all(text.as_bytes())?;
                 writeln!(self.out, "ERROR: {e}")?;
-                if e.contains("Unknown command") || e.contains("wrong number") {
-                    writeln!(self.out, "For usage try 'help \"{}\"'", cmd.name)?;
-                }
             }
         }
         self.out.flush()?;
