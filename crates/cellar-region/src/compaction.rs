@@ -4,13 +4,13 @@
 //! MIN_VERSIONS, honouring KEEP_DELETED_CELLS and `hbase.hstore.time.to.purge.deletes`).
 //! A minor compaction that does not select every file keeps every cell.
 
-use std::collections::HashSet;
 use std::sync::Arc;
 
-use cellar_types::{Cell, CellType};
+use cellar_types::Cell;
 
 use crate::config::Config;
 use crate::cursor::Heap;
+use crate::delete_tracker::DeleteTracker;
 use crate::descriptor::{FamilyDescriptor, KeepDeletedCells};
 use crate::error::Result;
 use crate::store::StoreFile;
@@ -110,12 +110,7 @@ pub struct MajorMatcher {
     keep: KeepDeletedCells,
     now: i64,
     purge_ms: i64,
-    row: Option<Vec<u8>>,
-    family_ts: Option<i64>,
-    family_versions: HashSet<i64>,
-    column: Option<Vec<u8>>,
-    column_ts: Option<i64>,
-    versions_deleted: HashSet<i64>,
+    deletes: DeleteTracker,
     count: u32,
     last: Option<(i64, u8)>,
 }
@@ -129,12 +124,7 @@ impl MajorMatcher {
             keep: family.keep_deleted_cells,
             now,
             purge_ms: c.time_to_purge_deletes_ms.min(i64::MAX as u64) as i64,
-            row: None,
-            family_ts: None,
-            family_versions: HashSet::new(),
-            column: None,
-            column_ts: None,
-            versions_deleted: HashSet::new(),
+            deletes: DeleteTracker::default(),
             count: 0,
             last: None,
         }
@@ -146,36 +136,14 @@ impl MajorMatcher {
 
     /// Whether `cell` is written to the compaction's output.
     pub fn keep(&mut self, cell: &Cell) -> bool {
-        if self.row.as_deref() != Some(cell.row()) {
-            self.row = Some(cell.row().to_vec());
-            self.family_ts = None;
-            self.family_versions.clear();
-            self.column = None;
-        }
-        if self.column.as_deref() != Some(cell.qualifier()) {
-            self.column = Some(cell.qualifier().to_vec());
-            self.column_ts = None;
-            self.versions_deleted.clear();
+        if self.deletes.enter(cell) {
             self.count = 0;
             self.last = None;
         }
         let ts = cell.timestamp();
         let ty = cell.cell_type();
         if ty.is_delete() {
-            match ty {
-                CellType::DeleteFamily => {
-                    self.family_ts = Some(self.family_ts.map_or(ts, |t| t.max(ts)))
-                }
-                CellType::DeleteFamilyVersion => {
-                    self.family_versions.insert(ts);
-                }
-                CellType::DeleteColumn => {
-                    self.column_ts = Some(self.column_ts.map_or(ts, |t| t.max(ts)))
-                }
-                _ => {
-                    self.versions_deleted.insert(ts);
-                }
-            }
+            self.deletes.add(ts, ty);
             return match self.keep {
                 KeepDeletedCells::True => true,
                 KeepDeletedCells::Ttl => !self.expired(ts),
@@ -186,10 +154,7 @@ impl MajorMatcher {
                 }
             };
         }
-        let masked = self.family_ts.is_some_and(|t| ts <= t)
-            || self.column_ts.is_some_and(|t| ts <= t)
-            || self.family_versions.contains(&ts)
-            || self.versions_deleted.contains(&ts);
+        let masked = self.deletes.masked(ts).is_some();
         if masked && self.keep == KeepDeletedCells::False {
             return false;
         }

@@ -6,6 +6,7 @@
 pub mod compaction;
 pub mod config;
 pub mod cursor;
+pub mod delete_tracker;
 pub mod descriptor;
 mod error;
 pub mod matcher;

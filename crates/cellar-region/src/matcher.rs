@@ -5,10 +5,11 @@
 //! raw), masking, time range, column selection, (filters, next issue), version counting
 //! with MIN_VERSIONS and TTL.
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::BTreeSet;
 
 use cellar_types::{Cell, CellType};
 
+use crate::delete_tracker::{DeleteTracker, Masked};
 use crate::descriptor::{FamilyDescriptor, KeepDeletedCells};
 use crate::read::TimeRange;
 
@@ -65,12 +66,7 @@ impl MatchParams {
 #[derive(Debug)]
 pub struct Matcher {
     p: MatchParams,
-    row: Option<Vec<u8>>,
-    family_ts: Option<i64>,
-    family_versions: HashSet<i64>,
-    column: Option<Vec<u8>>,
-    column_ts: Option<i64>,
-    versions_deleted: HashSet<i64>,
+    deletes: DeleteTracker,
     count: u32,
     last: Option<(i64, u8)>,
 }
@@ -79,12 +75,7 @@ impl Matcher {
     pub fn new(p: MatchParams) -> Matcher {
         Matcher {
             p,
-            row: None,
-            family_ts: None,
-            family_versions: HashSet::new(),
-            column: None,
-            column_ts: None,
-            versions_deleted: HashSet::new(),
+            deletes: DeleteTracker::default(),
             count: 0,
             last: None,
         }
@@ -95,16 +86,7 @@ impl Matcher {
     }
 
     fn enter(&mut self, cell: &Cell) {
-        if self.row.as_deref() != Some(cell.row()) {
-            self.row = Some(cell.row().to_vec());
-            self.family_ts = None;
-            self.family_versions.clear();
-            self.column = None;
-        }
-        if self.column.as_deref() != Some(cell.qualifier()) {
-            self.column = Some(cell.qualifier().to_vec());
-            self.column_ts = None;
-            self.versions_deleted.clear();
+        if self.deletes.enter(cell) {
             self.count = 0;
             self.last = None;
         }
@@ -138,15 +120,14 @@ impl Matcher {
                 self.p.time_range.contains(ts)
             };
             if applies {
-                self.track(ts, ty);
+                self.deletes.add(ts, ty);
             }
             return MatchCode::Skip;
         }
-        if self.family_ts.is_some_and(|t| ts <= t) || self.column_ts.is_some_and(|t| ts <= t) {
-            return MatchCode::SeekNextCol;
-        }
-        if self.family_versions.contains(&ts) || self.versions_deleted.contains(&ts) {
-            return MatchCode::Skip;
+        match self.deletes.masked(ts) {
+            Some(Masked::ThisAndOlder) => return MatchCode::SeekNextCol,
+            Some(Masked::ThisVersion) => return MatchCode::Skip,
+            None => {}
         }
         if ts >= self.p.time_range.max {
             return MatchCode::Skip;
@@ -180,23 +161,5 @@ impl Matcher {
         }
         self.last = Some((ts, ty.code()));
         MatchCode::Include
-    }
-
-    fn track(&mut self, ts: i64, ty: CellType) {
-        match ty {
-            CellType::DeleteFamily => {
-                self.family_ts = Some(self.family_ts.map_or(ts, |t| t.max(ts)));
-            }
-            CellType::DeleteFamilyVersion => {
-                self.family_versions.insert(ts);
-            }
-            CellType::DeleteColumn => {
-                self.column_ts = Some(self.column_ts.map_or(ts, |t| t.max(ts)));
-            }
-            CellType::Delete => {
-                self.versions_deleted.insert(ts);
-            }
-            _ => {}
-        }
     }
 }

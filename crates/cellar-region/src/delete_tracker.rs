@@ -1,0 +1,77 @@
+//! Delete markers seen so far in a row (HBase's `ScanDeleteTracker`): DeleteFamily and
+//! DeleteFamilyVersion for the whole family of the row, DeleteColumn and Delete for the
+//! current column. Markers mask by timestamp only (§2.2), whatever their sequence ids.
+
+use std::collections::HashSet;
+
+use cellar_types::{Cell, CellType};
+
+/// How a cell is masked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Masked {
+    /// This version and every older one of the column (DeleteFamily, DeleteColumn).
+    ThisAndOlder,
+    /// Exactly this version (Delete, DeleteFamilyVersion).
+    ThisVersion,
+}
+
+/// Tracks markers while cells of one family arrive in order.
+#[derive(Debug, Default)]
+pub struct DeleteTracker {
+    row: Option<Vec<u8>>,
+    column: Option<Vec<u8>>,
+    family_ts: Option<i64>,
+    family_versions: HashSet<i64>,
+    column_ts: Option<i64>,
+    versions: HashSet<i64>,
+}
+
+impl DeleteTracker {
+    /// Moves to `cell`'s row and column, forgetting what no longer applies; true when a
+    /// new column (or row) starts.
+    pub fn enter(&mut self, cell: &Cell) -> bool {
+        if self.row.as_deref() != Some(cell.row()) {
+            self.row = Some(cell.row().to_vec());
+            self.family_ts = None;
+            self.family_versions.clear();
+            self.column = None;
+        }
+        if self.column.as_deref() == Some(cell.qualifier()) {
+            return false;
+        }
+        self.column = Some(cell.qualifier().to_vec());
+        self.column_ts = None;
+        self.versions.clear();
+        true
+    }
+
+    /// Records a marker of the current row (and column).
+    pub fn add(&mut self, ts: i64, ty: CellType) {
+        match ty {
+            CellType::DeleteFamily => {
+                self.family_ts = Some(self.family_ts.map_or(ts, |t| t.max(ts)))
+            }
+            CellType::DeleteFamilyVersion => {
+                self.family_versions.insert(ts);
+            }
+            CellType::DeleteColumn => {
+                self.column_ts = Some(self.column_ts.map_or(ts, |t| t.max(ts)))
+            }
+            CellType::Delete => {
+                self.versions.insert(ts);
+            }
+            _ => {}
+        }
+    }
+
+    /// Whether a put at `ts` in the current column is masked.
+    pub fn masked(&self, ts: i64) -> Option<Masked> {
+        if self.family_ts.is_some_and(|t| ts <= t) || self.column_ts.is_some_and(|t| ts <= t) {
+            Some(Masked::ThisAndOlder)
+        } else if self.family_versions.contains(&ts) || self.versions.contains(&ts) {
+            Some(Masked::ThisVersion)
+        } else {
+            None
+        }
+    }
+}
