@@ -2,30 +2,44 @@
 //! tracker and wildcard/explicit column trackers, §2.3 of the semantics reference). It
 //! sees the cells of one family of one row in order and says, per cell, whether to include
 //! it or what to skip. Order of checks: delete markers (tracked, never returned unless
-//! raw), masking, time range, column selection, (filters, next issue), version counting
-//! with MIN_VERSIONS and TTL.
+//! raw), masking, time range, column selection, the family's VERSIONS with MIN_VERSIONS
+//! and TTL, then the filter, then the read's own version count over the cells the
+//! filter kept (so when the newest version fails a value filter an older one can be
+//! returned, as in HBase's `UserScanQueryMatcher.mergeFilterResponse`).
 
 use std::collections::BTreeSet;
 
-use cellar_types::{Cell, CellType};
+use cellar_filter::{Filter, ReturnCode};
+use cellar_types::{Cell, CellType, KeyRef};
 
 use crate::delete_tracker::{DeleteTracker, Masked};
 use crate::descriptor::{FamilyDescriptor, KeepDeletedCells};
 use crate::read::TimeRange;
 
 /// What to do with a cell.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum MatchCode {
     Include,
+    /// Include, then skip the rest of this column.
+    IncludeAndSeekNextCol,
+    /// Include, then skip the rest of this row (in this family).
+    IncludeAndSeekNextRow,
     Skip,
     /// Skip the rest of this column.
     SeekNextCol,
+    /// Skip the rest of this row (in this family).
+    SeekNextRow,
+    /// Seek forward to this flat key.
+    SeekTo(Vec<u8>),
 }
 
 /// Per-family parameters of a read.
 #[derive(Debug, Clone)]
 pub struct MatchParams {
+    /// Versions a read returns: min(requested, VERSIONS), or the request when raw.
     pub max_versions: u32,
+    /// The family's VERSIONS (the version limit before a filter).
+    pub family_versions: u32,
     pub min_versions: u32,
     /// Cells with a timestamp below this are expired (TTL), if set.
     pub oldest_unexpired: Option<i64>,
@@ -52,6 +66,11 @@ impl MatchParams {
         };
         MatchParams {
             max_versions: max_versions.max(1),
+            family_versions: if raw {
+                u32::MAX
+            } else {
+                family.versions.max(1)
+            },
             min_versions: family.min_versions,
             oldest_unexpired: family.ttl_millis().map(|ttl| now.saturating_sub(ttl)),
             keep_deleted: family.keep_deleted_cells,
@@ -68,6 +87,8 @@ pub struct Matcher {
     p: MatchParams,
     deletes: DeleteTracker,
     count: u32,
+    /// Cells of the column kept by the filter.
+    filtered_count: u32,
     last: Option<(i64, u8)>,
 }
 
@@ -77,6 +98,7 @@ impl Matcher {
             p,
             deletes: DeleteTracker::default(),
             count: 0,
+            filtered_count: 0,
             last: None,
         }
     }
@@ -88,6 +110,7 @@ impl Matcher {
     fn enter(&mut self, cell: &Cell) {
         if self.deletes.enter(cell) {
             self.count = 0;
+            self.filtered_count = 0;
             self.last = None;
         }
     }
@@ -96,8 +119,33 @@ impl Matcher {
         self.p.oldest_unexpired.is_some_and(|o| ts < o)
     }
 
-    /// The verdict on `cell` (cells must arrive in HBase order).
-    pub fn match_cell(&mut self, cell: &Cell) -> MatchCode {
+    /// Where to go after the column of `cell`: with explicit columns, the next wanted
+    /// column (or the next row when none is left); otherwise the next column.
+    fn next_column(&self, cell: &Cell) -> MatchCode {
+        let Some(set) = &self.p.columns else {
+            return MatchCode::SeekNextCol;
+        };
+        let next = set
+            .range::<[u8], _>((
+                std::ops::Bound::Excluded(cell.qualifier()),
+                std::ops::Bound::Unbounded,
+            ))
+            .next();
+        match next {
+            Some(q) => {
+                MatchCode::SeekTo(KeyRef::first_on_column(cell.row(), cell.family(), q).to_vec())
+            }
+            None => MatchCode::SeekNextRow,
+        }
+    }
+
+    /// The verdict on `cell` (cells must arrive in HBase order), asking `filter` about
+    /// cells that pass deletes, time range, columns and the family's versions.
+    pub fn match_cell(
+        &mut self,
+        cell: &Cell,
+        filter: Option<&mut (dyn Filter + 'static)>,
+    ) -> MatchCode {
         self.enter(cell);
         let ts = cell.timestamp();
         let ty = cell.cell_type();
@@ -106,12 +154,14 @@ impl Matcher {
                 return MatchCode::Skip;
             }
             if !self.selected(cell.qualifier()) && !ty.is_delete() {
-                return MatchCode::SeekNextCol;
+                return self.next_column(cell);
             }
-            if ty.is_delete() {
-                return MatchCode::Include;
+            if !ty.is_delete() {
+                if let Some(code) = self.check_versions(ts, ty) {
+                    return code;
+                }
             }
-            return self.count_version(ts, ty);
+            return self.apply_filter(cell, filter);
         }
         if ty.is_delete() {
             let applies = if self.p.keep_deleted == KeepDeletedCells::False {
@@ -125,7 +175,7 @@ impl Matcher {
             return MatchCode::Skip;
         }
         match self.deletes.masked(ts) {
-            Some(Masked::ThisAndOlder) => return MatchCode::SeekNextCol,
+            Some(Masked::ThisAndOlder) => return self.next_column(cell),
             Some(Masked::ThisVersion) => return MatchCode::Skip,
             None => {}
         }
@@ -133,12 +183,68 @@ impl Matcher {
             return MatchCode::Skip;
         }
         if ts < self.p.time_range.min {
-            return MatchCode::SeekNextCol;
+            return self.next_column(cell);
         }
         if !self.selected(cell.qualifier()) {
-            return MatchCode::SeekNextCol;
+            return self.next_column(cell);
         }
-        self.count_version(ts, ty)
+        if let Some(code) = self.check_versions(ts, ty) {
+            return code;
+        }
+        self.apply_filter(cell, filter)
+    }
+
+    /// The family's version limit, TTL and MIN_VERSIONS; `None` = go on.
+    fn check_versions(&mut self, ts: i64, ty: CellType) -> Option<MatchCode> {
+        if self.last == Some((ts, ty.code())) {
+            return Some(MatchCode::Skip);
+        }
+        self.count += 1;
+        let limit = self.p.family_versions;
+        if self.count > limit {
+            return Some(MatchCode::SeekNextCol);
+        }
+        if self.expired(ts) && self.count > self.p.min_versions {
+            return Some(MatchCode::SeekNextCol);
+        }
+        self.last = Some((ts, ty.code()));
+        None
+    }
+
+    fn apply_filter(
+        &mut self,
+        cell: &Cell,
+        filter: Option<&mut (dyn Filter + 'static)>,
+    ) -> MatchCode {
+        let mut code = MatchCode::Include;
+        if let Some(f) = filter {
+            match f.filter_cell(cell) {
+                ReturnCode::Include => {}
+                ReturnCode::IncludeAndNextCol => code = MatchCode::IncludeAndSeekNextCol,
+                ReturnCode::IncludeAndSeekNextRow => code = MatchCode::IncludeAndSeekNextRow,
+                ReturnCode::Skip => return MatchCode::Skip,
+                ReturnCode::NextCol => return self.next_column(cell),
+                ReturnCode::NextRow => return MatchCode::SeekNextRow,
+                ReturnCode::SeekNextUsingHint => {
+                    return match f.next_cell_hint(cell) {
+                        Some(h) => MatchCode::SeekTo(h),
+                        None => MatchCode::Skip,
+                    }
+                }
+            }
+        }
+        if cell.cell_type().is_delete() {
+            return code;
+        }
+        self.filtered_count += 1;
+        if self.filtered_count > self.p.max_versions {
+            return if code == MatchCode::IncludeAndSeekNextRow {
+                MatchCode::SeekNextRow
+            } else {
+                self.next_column(cell)
+            };
+        }
+        code
     }
 
     fn selected(&self, qualifier: &[u8]) -> bool {
@@ -146,20 +252,5 @@ impl Matcher {
             .columns
             .as_ref()
             .is_none_or(|set| set.contains(qualifier))
-    }
-
-    fn count_version(&mut self, ts: i64, ty: CellType) -> MatchCode {
-        if self.last == Some((ts, ty.code())) {
-            return MatchCode::Skip;
-        }
-        self.count += 1;
-        if self.count > self.p.max_versions {
-            return MatchCode::SeekNextCol;
-        }
-        if self.expired(ts) && self.count > self.p.min_versions {
-            return MatchCode::SeekNextCol;
-        }
-        self.last = Some((ts, ty.code()));
-        MatchCode::Include
     }
 }

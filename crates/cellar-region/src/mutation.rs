@@ -286,58 +286,7 @@ impl From<Append> for Mutation {
     }
 }
 
-/// HBase's `CompareOperator`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CompareOp {
-    Less,
-    LessOrEqual,
-    Equal,
-    NotEqual,
-    GreaterOrEqual,
-    Greater,
-    NoOp,
-}
-
-impl CompareOp {
-    pub fn name(self) -> &'static str {
-        match self {
-            CompareOp::Less => "LESS",
-            CompareOp::LessOrEqual => "LESS_OR_EQUAL",
-            CompareOp::Equal => "EQUAL",
-            CompareOp::NotEqual => "NOT_EQUAL",
-            CompareOp::GreaterOrEqual => "GREATER_OR_EQUAL",
-            CompareOp::Greater => "GREATER",
-            CompareOp::NoOp => "NO_OP",
-        }
-    }
-
-    pub fn from_name(s: &str) -> Option<CompareOp> {
-        Some(match s.to_ascii_uppercase().as_str() {
-            "LESS" => CompareOp::Less,
-            "LESS_OR_EQUAL" => CompareOp::LessOrEqual,
-            "EQUAL" => CompareOp::Equal,
-            "NOT_EQUAL" => CompareOp::NotEqual,
-            "GREATER_OR_EQUAL" => CompareOp::GreaterOrEqual,
-            "GREATER" => CompareOp::Greater,
-            "NO_OP" => CompareOp::NoOp,
-            _ => return None,
-        })
-    }
-
-    /// Whether `ordering` (left compared with right) satisfies the operator.
-    pub fn holds(self, ordering: std::cmp::Ordering) -> bool {
-        use std::cmp::Ordering::*;
-        match self {
-            CompareOp::Less => ordering == Less,
-            CompareOp::LessOrEqual => ordering != Greater,
-            CompareOp::Equal => ordering == Equal,
-            CompareOp::NotEqual => ordering != Equal,
-            CompareOp::GreaterOrEqual => ordering != Less,
-            CompareOp::Greater => ordering == Greater,
-            CompareOp::NoOp => false,
-        }
-    }
-}
+pub use cellar_filter::CompareOp;
 
 /// The condition of a checkAndMutate on one column: `expected OP stored` (the expected
 /// value on the left, as HBase compares), or absence when `expected` is `None`/empty.

@@ -2,6 +2,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use cellar_filter::FilterSpec;
 use cellar_types::Cell;
 
 /// `[min, max)` in milliseconds, as HBase's `TimeRange`.
@@ -78,6 +79,7 @@ pub struct Get {
     pub time_range: TimeRange,
     pub max_versions: u32,
     pub check_existence_only: bool,
+    pub filter: Option<FilterSpec>,
 }
 
 impl Get {
@@ -88,7 +90,13 @@ impl Get {
             time_range: TimeRange::ALL,
             max_versions: 1,
             check_existence_only: false,
+            filter: None,
         }
+    }
+
+    pub fn filter(mut self, filter: FilterSpec) -> Get {
+        self.filter = Some(filter);
+        self
     }
 
     pub fn add_family(mut self, family: impl AsRef<[u8]>) -> Get {
@@ -120,27 +128,30 @@ impl Get {
         self.max_versions(u32::MAX)
     }
 
-    /// The equivalent one-row scan.
+    /// The equivalent one-row scan (start = stop = row, both inclusive).
     pub fn to_scan(&self) -> Scan {
-        let mut stop = self.row.clone();
-        stop.push(0);
         Scan {
             start_row: self.row.clone(),
-            stop_row: stop,
+            stop_row: self.row.clone(),
+            stop_inclusive: true,
             columns: self.columns.clone(),
             time_range: self.time_range,
             max_versions: self.max_versions,
-            raw: false,
             limit: Some(1),
+            filter: self.filter.clone(),
+            ..Scan::new()
         }
     }
 }
 
-/// A read of a row range `[start_row, stop_row)` (empty stop = to the end).
+/// A read of a row range, `[start_row, stop_row)` by default (empty stop = to the end);
+/// reversed scans run from `start_row` down to `stop_row`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Scan {
     pub start_row: Vec<u8>,
+    pub start_inclusive: bool,
     pub stop_row: Vec<u8>,
+    pub stop_inclusive: bool,
     pub columns: Columns,
     pub time_range: TimeRange,
     pub max_versions: u32,
@@ -148,6 +159,16 @@ pub struct Scan {
     pub raw: bool,
     /// Stop after this many rows.
     pub limit: Option<u64>,
+    pub filter: Option<FilterSpec>,
+    /// At most this many cells per Result.
+    pub batch: Option<u32>,
+    /// Results may be fragments of a row (`partial` set while more may follow).
+    pub allow_partial_results: bool,
+    /// Bytes per round trip (`hbase.client.scanner.max.result.size` when unset).
+    pub max_result_size: Option<u64>,
+    /// Rows per round trip.
+    pub caching: Option<u32>,
+    pub reversed: bool,
 }
 
 impl Default for Scan {
@@ -160,13 +181,83 @@ impl Scan {
     pub fn new() -> Scan {
         Scan {
             start_row: Vec::new(),
+            start_inclusive: true,
             stop_row: Vec::new(),
+            stop_inclusive: false,
             columns: Columns::new(),
             time_range: TimeRange::ALL,
             max_versions: 1,
             raw: false,
             limit: None,
+            filter: None,
+            batch: None,
+            allow_partial_results: false,
+            max_result_size: None,
+            caching: None,
+            reversed: false,
         }
+    }
+
+    /// `withStartRow(row, inclusive)`.
+    pub fn with_start_row(mut self, row: impl Into<Vec<u8>>, inclusive: bool) -> Scan {
+        self.start_row = row.into();
+        self.start_inclusive = inclusive;
+        self
+    }
+
+    /// `withStopRow(row, inclusive)`.
+    pub fn with_stop_row(mut self, row: impl Into<Vec<u8>>, inclusive: bool) -> Scan {
+        self.stop_row = row.into();
+        self.stop_inclusive = inclusive;
+        self
+    }
+
+    /// `setStartStopRowForPrefixScan`: start = prefix; stop = prefix with trailing 0xFF
+    /// bytes removed and its last byte incremented (open end when none is left).
+    pub fn with_row_prefix(mut self, prefix: impl Into<Vec<u8>>) -> Scan {
+        let prefix = prefix.into();
+        let mut stop = prefix.clone();
+        while let Some(last) = stop.pop() {
+            if last != 0xff {
+                stop.push(last + 1);
+                break;
+            }
+        }
+        self.start_row = prefix;
+        self.start_inclusive = true;
+        self.stop_row = stop;
+        self.stop_inclusive = false;
+        self
+    }
+
+    pub fn filter(mut self, filter: FilterSpec) -> Scan {
+        self.filter = Some(filter);
+        self
+    }
+
+    pub fn batch(mut self, cells: u32) -> Scan {
+        self.batch = Some(cells.max(1));
+        self
+    }
+
+    pub fn allow_partial_results(mut self, allow: bool) -> Scan {
+        self.allow_partial_results = allow;
+        self
+    }
+
+    pub fn max_result_size(mut self, bytes: u64) -> Scan {
+        self.max_result_size = Some(bytes.max(1));
+        self
+    }
+
+    pub fn caching(mut self, rows: u32) -> Scan {
+        self.caching = Some(rows.max(1));
+        self
+    }
+
+    pub fn reversed(mut self, reversed: bool) -> Scan {
+        self.reversed = reversed;
+        self
     }
 
     pub fn start_row(mut self, row: impl Into<Vec<u8>>) -> Scan {
@@ -209,9 +300,33 @@ impl Scan {
         self
     }
 
-    /// Whether `row` is past the stop row.
+    /// Whether `row` is past the stop row (in the scan's direction).
     pub fn is_past_stop(&self, row: &[u8]) -> bool {
-        !self.stop_row.is_empty() && row >= self.stop_row.as_slice()
+        if self.stop_row.is_empty() {
+            return false;
+        }
+        let cmp = row.cmp(self.stop_row.as_slice());
+        let beyond = if self.reversed {
+            cmp == std::cmp::Ordering::Less
+        } else {
+            cmp == std::cmp::Ordering::Greater
+        };
+        beyond || (cmp == std::cmp::Ordering::Equal && !self.stop_inclusive)
+    }
+
+    /// Whether `row` comes before the start (an exclusive start row itself, or, reversed,
+    /// a row above it).
+    pub fn is_before_start(&self, row: &[u8]) -> bool {
+        if self.start_row.is_empty() {
+            return false;
+        }
+        let cmp = row.cmp(self.start_row.as_slice());
+        let before = if self.reversed {
+            cmp == std::cmp::Ordering::Greater
+        } else {
+            cmp == std::cmp::Ordering::Less
+        };
+        before || (cmp == std::cmp::Ordering::Equal && !self.start_inclusive)
     }
 }
 
@@ -222,6 +337,8 @@ pub struct RowResult {
     pub cells: Vec<Cell>,
     /// For `check_existence_only` Gets.
     pub exists: Option<bool>,
+    /// More cells of this row may follow in the next Result (`mayHaveMoreCellsInRow`).
+    pub partial: bool,
 }
 
 impl RowResult {

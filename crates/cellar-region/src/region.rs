@@ -341,6 +341,11 @@ impl Region {
                 }
             };
             let start = KeyRef::first_on_row(&scan.start_row);
+            if scan.reversed {
+                return Err(RegionError::InvalidRead(
+                    "reversed scans are not supported yet".into(),
+                ));
+            }
             let cursors = store.cursors(read_point, &start, get_row)?;
             let params = MatchParams::new(
                 &store.family,
@@ -357,7 +362,7 @@ impl Region {
                 self.ctx.config.max_row_size,
             ));
         }
-        Ok(RegionScanner::new(scanners, scan.clone()))
+        RegionScanner::new(scanners, scan.clone())
     }
 
     /// Reads one row (an empty result when it has no cells).
@@ -370,6 +375,7 @@ impl Region {
                 row: get.row.clone(),
                 cells: Vec::new(),
                 exists: None,
+                partial: false,
             },
         };
         if get.check_existence_only {

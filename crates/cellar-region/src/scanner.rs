@@ -1,14 +1,26 @@
 //! The read path: a store scanner merges one family's sources and runs the matcher; the
-//! region scanner assembles rows from its store scanners in family order. Each store
-//! scanner sums the bytes it includes per row and fails with RowTooBigException as soon
-//! as they pass `hbase.table.max.rowsize`, before the rest of the row is read.
+//! region scanner assembles rows from its store scanners in family order, runs the
+//! filter's row hooks, and cuts rows into fragments at the batch and size limits so a
+//! row of any width streams in bounded memory. Each store scanner sums the bytes it
+//! includes per call and fails with RowTooBigException as soon as they pass
+//! `hbase.table.max.rowsize`, before reading the rest of the row.
 
-use cellar_types::{to_string_binary, Cell, CellType, KeyRef};
+use cellar_filter::Filter;
+use cellar_types::{compare_keys, to_string_binary, Cell, CellType, KeyRef};
 
 use crate::cursor::Heap;
 use crate::error::{RegionError, Result};
 use crate::matcher::{MatchCode, Matcher};
 use crate::read::{RowResult, Scan};
+
+/// Why a store stopped reading a row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RowProgress {
+    /// Every cell of the row in this family has been seen.
+    Done,
+    /// A limit was reached; cells of the row may remain.
+    More,
+}
 
 /// One family's part of a scan.
 pub struct StoreScanner {
@@ -16,6 +28,17 @@ pub struct StoreScanner {
     heap: Heap,
     matcher: Matcher,
     max_row_size: u64,
+}
+
+fn last_on_column(cell: &Cell) -> Vec<u8> {
+    KeyRef {
+        row: cell.row(),
+        family: cell.family(),
+        qualifier: cell.qualifier(),
+        timestamp: i64::MIN,
+        type_code: CellType::Minimum.code(),
+    }
+    .to_vec()
 }
 
 impl StoreScanner {
@@ -33,106 +56,321 @@ impl StoreScanner {
         self.heap.peek().map(|c| c.row())
     }
 
-    /// Consumes every cell of `row`, appending the ones the read returns to `out`.
-    pub fn read_row(&mut self, row: &[u8], out: &mut Vec<Cell>) -> Result<()> {
+    /// Moves forward to `key` (a flat key).
+    pub fn seek(&mut self, key: &[u8]) -> Result<()> {
+        let k = KeyRef::parse(key)?;
+        self.heap.reseek(&k)
+    }
+
+    /// Skips the rest of `row`.
+    pub fn skip_row(&mut self, row: &[u8]) -> Result<()> {
+        self.heap.reseek(&KeyRef::last_on_row(row))
+    }
+
+    /// Reads cells of `row`, appending the ones the read returns to `out`, until the row
+    /// ends in this family or `out` holds `max_cells` cells or `max_bytes` bytes.
+    pub fn read_row(
+        &mut self,
+        row: &[u8],
+        mut filter: Option<&mut (dyn Filter + 'static)>,
+        out: &mut Vec<Cell>,
+        max_cells: usize,
+        max_bytes: u64,
+        bytes: &mut u64,
+    ) -> Result<RowProgress> {
         let mut size: u64 = 0;
         while let Some(cell) = self.heap.peek() {
             if cell.row() != row {
-                break;
+                return Ok(RowProgress::Done);
             }
-            match self.matcher.match_cell(cell) {
-                MatchCode::Include => {
-                    size += cell.serialized_size(true) as u64;
-                    if size > self.max_row_size {
-                        return Err(RegionError::RowTooBig {
-                            limit: self.max_row_size,
-                            row: to_string_binary(row),
-                            family: to_string_binary(&self.family),
-                        });
+            if out.len() >= max_cells || *bytes >= max_bytes {
+                return Ok(RowProgress::More);
+            }
+            let code = self.matcher.match_cell(cell, filter.as_deref_mut());
+            let include = matches!(
+                code,
+                MatchCode::Include
+                    | MatchCode::IncludeAndSeekNextCol
+                    | MatchCode::IncludeAndSeekNextRow
+            );
+            let cell = if include {
+                let c = cell.clone();
+                let c = match filter.as_deref() {
+                    Some(f) => f.transform_cell(c),
+                    None => c,
+                };
+                let n = c.serialized_size(true) as u64;
+                size += n;
+                *bytes += n;
+                if size > self.max_row_size {
+                    return Err(RegionError::RowTooBig {
+                        limit: self.max_row_size,
+                        row: to_string_binary(row),
+                        family: to_string_binary(&self.family),
+                    });
+                }
+                Some(c)
+            } else {
+                None
+            };
+            let current = self.heap.peek().cloned();
+            // The empty qualifier also holds the family's delete markers, which may sort
+            // after its puts: step through it instead of seeking past them.
+            let in_empty_column = current.as_ref().is_some_and(|c| c.qualifier().is_empty());
+            match code {
+                MatchCode::Include | MatchCode::Skip => self.heap.advance()?,
+                MatchCode::IncludeAndSeekNextCol | MatchCode::SeekNextCol => {
+                    if in_empty_column {
+                        self.heap.advance()?;
+                    } else if let Some(c) = &current {
+                        self.seek(&last_on_column(c))?;
                     }
-                    out.push(cell.clone());
-                    self.heap.advance()?;
                 }
-                // The empty qualifier also holds the family's delete markers, which may
-                // sort after its puts: step through it instead of seeking past them.
-                MatchCode::Skip => self.heap.advance()?,
-                MatchCode::SeekNextCol if cell.qualifier().is_empty() => self.heap.advance()?,
-                MatchCode::SeekNextCol => {
-                    let (r, f, q) = (
-                        cell.row().to_vec(),
-                        cell.family().to_vec(),
-                        cell.qualifier().to_vec(),
-                    );
-                    let key = KeyRef {
-                        row: &r,
-                        family: &f,
-                        qualifier: &q,
-                        timestamp: i64::MIN,
-                        type_code: CellType::Minimum.code(),
-                    };
-                    self.heap.reseek(&key)?;
+                MatchCode::IncludeAndSeekNextRow | MatchCode::SeekNextRow => {
+                    if let Some(c) = &cell {
+                        out.push(c.clone());
+                    }
+                    self.skip_row(row)?;
+                    return Ok(RowProgress::Done);
                 }
+                MatchCode::SeekTo(key) => {
+                    let forward = current.as_ref().is_some_and(|c| {
+                        KeyRef::parse(&key)
+                            .map(|k| compare_keys(&k, &c.key_ref()) == std::cmp::Ordering::Greater)
+                            .unwrap_or(false)
+                    });
+                    if forward && !in_empty_column {
+                        self.seek(&key)?;
+                    } else {
+                        self.heap.advance()?;
+                    }
+                }
+            }
+            if let Some(c) = cell {
+                out.push(c);
             }
         }
-        Ok(())
+        Ok(RowProgress::Done)
     }
+}
+
+/// Limits of one round trip.
+#[derive(Debug, Clone, Copy)]
+pub struct CallLimits {
+    /// Rows (complete or last fragments) per call.
+    pub rows: usize,
+    /// Bytes per call.
+    pub bytes: u64,
+    /// Cells per Result (`batch`), and whether a row may be cut between cells.
+    pub cells_per_result: usize,
+    pub allow_partial: bool,
 }
 
 /// Rows of a region in order.
 pub struct RegionScanner {
     stores: Vec<StoreScanner>,
     scan: Scan,
+    filter: Option<Box<dyn Filter>>,
+    /// The row being returned in fragments, and the store reading it.
+    current: Option<(Vec<u8>, usize, bool)>,
     rows: u64,
     done: bool,
 }
 
 impl RegionScanner {
-    pub fn new(stores: Vec<StoreScanner>, scan: Scan) -> RegionScanner {
-        RegionScanner {
+    pub fn new(stores: Vec<StoreScanner>, scan: Scan) -> Result<RegionScanner> {
+        let mut filter = scan.filter.as_ref().map(|f| f.build());
+        if let Some(f) = &mut filter {
+            f.set_reversed(scan.reversed);
+            if f.has_filter_row() && scan.batch.is_some() {
+                return Err(RegionError::InvalidRead(
+                    "IncompatibleFilterException: cannot set batch on a scan using a filter that has filterRow".into(),
+                ));
+            }
+        }
+        Ok(RegionScanner {
             stores,
             scan,
+            filter,
+            current: None,
             rows: 0,
             done: false,
-        }
+        })
     }
 
-    /// The next row with at least one returned cell.
-    pub fn next_row(&mut self) -> Result<Option<RowResult>> {
+    fn filter_row_level(&self) -> bool {
+        self.filter.as_ref().is_some_and(|f| f.has_filter_row())
+    }
+
+    /// The next Result: a whole row, or — when `limits` allow cutting rows — a fragment
+    /// with `partial` set while more cells of the row may follow.
+    pub fn next_result(
+        &mut self,
+        limits: &CallLimits,
+        bytes: &mut u64,
+    ) -> Result<Option<RowResult>> {
+        let cut_rows = (limits.allow_partial || limits.cells_per_result < usize::MAX)
+            && !self.filter_row_level();
         while !self.done {
-            if self.scan.limit.is_some_and(|l| self.rows >= l) {
-                self.done = true;
-                break;
+            if self.current.is_none() {
+                if self.scan.limit.is_some_and(|l| self.rows >= l)
+                    || self
+                        .filter
+                        .as_ref()
+                        .is_some_and(|f| f.filter_all_remaining())
+                {
+                    self.done = true;
+                    break;
+                }
+                let Some(row) = self
+                    .stores
+                    .iter()
+                    .filter_map(|s| s.peek_row())
+                    .min()
+                    .map(<[u8]>::to_vec)
+                else {
+                    self.done = true;
+                    break;
+                };
+                if self.scan.is_past_stop(&row) {
+                    self.done = true;
+                    break;
+                }
+                if self.scan.is_before_start(&row) {
+                    self.skip_row(&row, None)?;
+                    continue;
+                }
+                if let Some(f) = &mut self.filter {
+                    f.reset();
+                    if f.filter_row_key(&row) {
+                        let hint = self
+                            .stores
+                            .iter()
+                            .find(|s| s.peek_row() == Some(row.as_slice()))
+                            .and_then(|s| s.heap.peek().cloned())
+                            .and_then(|c| f.next_cell_hint(&c));
+                        self.skip_row(&row, hint)?;
+                        continue;
+                    }
+                }
+                self.current = Some((row, 0, false));
             }
-            let Some(row) = self
-                .stores
-                .iter()
-                .filter_map(|s| s.peek_row())
-                .min()
-                .map(<[u8]>::to_vec)
-            else {
-                self.done = true;
-                break;
+            let Some((row, mut idx, returned_before)) = self.current.take() else {
+                continue;
             };
-            if self.scan.is_past_stop(&row) {
-                self.done = true;
-                break;
-            }
             let mut cells = Vec::new();
-            for s in &mut self.stores {
-                if s.peek_row() == Some(row.as_slice()) {
-                    s.read_row(&row, &mut cells)?;
+            let (max_cells, max_bytes) = if cut_rows {
+                (
+                    limits.cells_per_result,
+                    if limits.allow_partial {
+                        limits.bytes
+                    } else {
+                        u64::MAX
+                    },
+                )
+            } else {
+                (usize::MAX, u64::MAX)
+            };
+            let mut more = false;
+            while idx < self.stores.len() {
+                if self.stores[idx].peek_row() != Some(row.as_slice()) {
+                    idx += 1;
+                    continue;
+                }
+                let filter = self.filter.as_deref_mut();
+                match self.stores[idx]
+                    .read_row(&row, filter, &mut cells, max_cells, max_bytes, bytes)?
+                {
+                    RowProgress::Done => idx += 1,
+                    RowProgress::More => {
+                        more = true;
+                        break;
+                    }
                 }
             }
-            if !cells.is_empty() {
-                self.rows += 1;
+            if more {
+                self.current = Some((row.clone(), idx, true));
+                if cells.is_empty() {
+                    continue;
+                }
                 return Ok(Some(RowResult {
                     row,
                     cells,
                     exists: None,
+                    partial: true,
                 }));
             }
+            if let Some(f) = &mut self.filter {
+                if f.has_filter_row() {
+                    f.filter_row_cells(&mut cells);
+                    if f.filter_row() {
+                        cells.clear();
+                    }
+                }
+            }
+            if cells.is_empty() && !returned_before {
+                continue;
+            }
+            if !cells.is_empty() || returned_before {
+                self.rows += 1;
+            }
+            return Ok(Some(RowResult {
+                row,
+                cells,
+                exists: None,
+                partial: false,
+            }));
         }
         Ok(None)
+    }
+
+    fn skip_row(&mut self, row: &[u8], hint: Option<Vec<u8>>) -> Result<()> {
+        for s in &mut self.stores {
+            if s.peek_row() == Some(row) {
+                s.skip_row(row)?;
+            }
+            if let Some(h) = &hint {
+                s.seek(h)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// One round trip: Results until `limits.rows` rows, `limits.bytes` bytes or the end.
+    /// Returns the Results and whether the region may have more.
+    pub fn next_call(&mut self, limits: &CallLimits) -> Result<(Vec<RowResult>, bool)> {
+        let mut out = Vec::new();
+        let mut bytes = 0u64;
+        let mut rows = 0usize;
+        while rows < limits.rows && bytes < limits.bytes {
+            match self.next_result(limits, &mut bytes)? {
+                Some(r) => {
+                    if !r.partial {
+                        rows += 1;
+                    }
+                    out.push(r);
+                }
+                None => return Ok((out, false)),
+            }
+        }
+        Ok((out, !self.done))
+    }
+
+    /// The next whole row with at least one returned cell.
+    pub fn next_row(&mut self) -> Result<Option<RowResult>> {
+        let limits = CallLimits {
+            rows: 1,
+            bytes: u64::MAX,
+            cells_per_result: usize::MAX,
+            allow_partial: false,
+        };
+        let mut bytes = 0;
+        loop {
+            match self.next_result(&limits, &mut bytes)? {
+                Some(r) if r.cells.is_empty() => continue,
+                other => return Ok(other),
+            }
+        }
     }
 }
 

@@ -338,6 +338,7 @@ impl Region {
                 row: row.to_vec(),
                 cells: if returns { results } else { Vec::new() },
                 exists: None,
+                partial: false,
             },
         ))
     }

@@ -1,0 +1,17 @@
+//! HBase's filters (§9 of the semantics reference): the return codes and the order they
+//! are asked in, the comparators, every filter the filter language registers plus
+//! WhileMatch, Skip and FilterList, and the parser of the filter language. A
+//! [`FilterSpec`] is the declarative, clonable form a Scan carries; [`FilterSpec::build`]
+//! makes the stateful [`Filter`] one scanner runs.
+
+mod compare;
+mod filter;
+mod filters;
+mod list;
+mod parse;
+mod spec;
+
+pub use compare::{Comparator, CompareOp};
+pub use filter::{Filter, ReturnCode};
+pub use parse::{parse_filter, ParseError};
+pub use spec::{FilterSpec, ListOp};
