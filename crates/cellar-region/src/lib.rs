@@ -3,6 +3,7 @@
 //! semantics (versions, deletes, time ranges, TTL, MIN_VERSIONS, KEEP_DELETED_CELLS),
 //! all over the `cellar-io` file system and clock.
 
+pub mod client_scanner;
 pub mod compaction;
 pub mod config;
 pub mod cursor;
@@ -20,10 +21,12 @@ pub mod scanner;
 pub mod store;
 mod write;
 
+pub use cellar_filter::{parse_filter, Comparator, FilterSpec, ListOp};
+pub use client_scanner::ClientScanner;
 pub use config::Config;
 pub use descriptor::{FamilyDescriptor, KeepDeletedCells, TableDescriptor, FOREVER};
 pub use error::{RegionError, Result};
 pub use mutation::{Append, CompareOp, Condition, Delete, DeleteSpec, Increment, Mutation, Put};
 pub use read::{Columns, Get, RowResult, Scan, TimeRange};
 pub use region::{CompactionOutcome, Maintenance, Region, RegionContext, RegionMetrics};
-pub use scanner::RegionScanner;
+pub use scanner::{CallLimits, RegionScanner};

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use cellar_region::{
-    Append, Condition, Delete, Get, Increment, Mutation, Put, Region, RegionError, RegionScanner,
+    Append, ClientScanner, Condition, Delete, Get, Increment, Mutation, Put, Region, RegionError,
     RowResult, Scan,
 };
 
@@ -94,7 +94,9 @@ impl Table {
         Ok(self.region()?.get(get)?)
     }
 
-    pub fn scan(&self, scan: &Scan) -> Result<RegionScanner> {
-        Ok(self.region()?.scanner(scan)?)
+    /// A scan as HBase's client runs it (round trips, batch and partial-result
+    /// stitching).
+    pub fn scan(&self, scan: &Scan) -> Result<ClientScanner> {
+        Ok(self.region()?.client_scanner(scan)?)
     }
 }

@@ -1,0 +1,170 @@
+//! The client side of a scan (§7.3–7.4): fetches Results from a region scanner in round
+//! trips bounded by `caching` rows and `maxResultSize` bytes (the server may cut rows
+//! between cells at the size limit), and stitches fragments back as HBase's client does:
+//! whole rows by default (CompleteScanResultCache), groups of exactly `batch` cells
+//! (BatchScanResultCache), or the fragments themselves when partial results are allowed
+//! (AllowPartialScanResultCache). Whole rows larger than `hbase.table.max.rowsize` fail
+//! with RowTooBig as soon as they pass it, so no row is held whole beyond that size.
+
+use std::collections::VecDeque;
+
+use cellar_types::to_string_binary;
+
+use crate::config::Config;
+use crate::error::{RegionError, Result};
+use crate::read::{RowResult, Scan};
+use crate::scanner::{CallLimits, RegionScanner};
+
+enum Cache {
+    Complete {
+        row: Option<RowResult>,
+        bytes: u64,
+    },
+    Batch {
+        batch: usize,
+        row: Option<RowResult>,
+    },
+    AllowPartial,
+}
+
+/// A scan as a client sees it: an iterator of Results.
+pub struct ClientScanner {
+    region: RegionScanner,
+    limits: CallLimits,
+    cache: Cache,
+    ready: VecDeque<RowResult>,
+    more: bool,
+    max_row_size: u64,
+    /// Round trips made so far.
+    pub calls: u64,
+}
+
+impl ClientScanner {
+    pub fn new(region: RegionScanner, scan: &Scan, config: &Config) -> ClientScanner {
+        let bytes = scan
+            .max_result_size
+            .unwrap_or(config.client_scanner_max_result_size)
+            .min(config.server_scanner_max_result_size)
+            .max(1);
+        let cache = if scan.allow_partial_results {
+            Cache::AllowPartial
+        } else if let Some(b) = scan.batch {
+            Cache::Batch {
+                batch: b.max(1) as usize,
+                row: None,
+            }
+        } else {
+            Cache::Complete {
+                row: None,
+                bytes: 0,
+            }
+        };
+        ClientScanner {
+            region,
+            limits: CallLimits {
+                rows: scan.caching.map_or(usize::MAX, |c| c.max(1) as usize),
+                bytes,
+                cells_per_result: scan.batch.map_or(usize::MAX, |b| b.max(1) as usize),
+                allow_partial: true,
+            },
+            cache,
+            ready: VecDeque::new(),
+            more: true,
+            max_row_size: config.max_row_size,
+            calls: 0,
+        }
+    }
+
+    fn add(&mut self, r: RowResult) -> Result<()> {
+        match &mut self.cache {
+            Cache::AllowPartial => {
+                if !r.cells.is_empty() {
+                    self.ready.push_back(r);
+                }
+            }
+            Cache::Complete { row, bytes } => {
+                let acc = row.get_or_insert_with(|| RowResult {
+                    row: r.row.clone(),
+                    ..RowResult::default()
+                });
+                *bytes += r.size();
+                if *bytes > self.max_row_size {
+                    return Err(RegionError::RowTooBig {
+                        limit: self.max_row_size,
+                        row: to_string_binary(&r.row),
+                        family: String::new(),
+                    });
+                }
+                acc.cells.extend(r.cells);
+                if !r.partial {
+                    let done = row.take();
+                    *bytes = 0;
+                    if let Some(d) = done.filter(|d| !d.cells.is_empty()) {
+                        self.ready.push_back(d);
+                    }
+                }
+            }
+            Cache::Batch { batch, row } => {
+                let acc = row.get_or_insert_with(|| RowResult {
+                    row: r.row.clone(),
+                    ..RowResult::default()
+                });
+                acc.cells.extend(r.cells);
+                while acc.cells.len() >= *batch {
+                    let rest = acc.cells.split_off(*batch);
+                    let full = std::mem::replace(&mut acc.cells, rest);
+                    let last = acc.cells.is_empty() && !r.partial;
+                    self.ready.push_back(RowResult {
+                        row: acc.row.clone(),
+                        cells: full,
+                        exists: None,
+                        partial: !last,
+                    });
+                }
+                if !r.partial {
+                    if let Some(d) = row.take().filter(|d| !d.cells.is_empty()) {
+                        self.ready.push_back(RowResult {
+                            partial: false,
+                            ..d
+                        });
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The next Result.
+    pub fn next_result(&mut self) -> Result<Option<RowResult>> {
+        loop {
+            if let Some(r) = self.ready.pop_front() {
+                return Ok(Some(r));
+            }
+            if !self.more {
+                return Ok(None);
+            }
+            let (results, more) = self.region.next_call(&self.limits)?;
+            self.calls += 1;
+            self.more = more;
+            for r in results {
+                self.add(r)?;
+            }
+        }
+    }
+}
+
+impl Iterator for ClientScanner {
+    type Item = Result<RowResult>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        match self.next_result() {
+            Ok(Some(r)) => Some(Ok(r)),
+            Ok(None) => None,
+            Err(e) => {
+                self.more = false;
+                self.ready.clear();
+                Some(Err(e))
+            }
+        }
+    }
+}

@@ -1,0 +1,183 @@
+#![allow(clippy::unwrap_used)]
+//! Scan options and client stitching (§7): start/stop inclusiveness, prefix scans, limit,
+//! caching, batch, partial results, max result size, and a wide row streamed in bounded
+//! pieces while a Get or an unbatched scan of it fails with RowTooBig.
+
+mod common;
+
+use cellar_region::{
+    Config, FamilyDescriptor, Get, Put, RegionError, RowResult, Scan, TableDescriptor,
+};
+use common::Harness;
+
+fn harness(config: Config) -> Harness {
+    Harness::new(
+        TableDescriptor::new("t")
+            .with_family(FamilyDescriptor::new("a"))
+            .with_family(FamilyDescriptor::new("b")),
+        config,
+    )
+}
+
+fn results(h: &Harness, s: &Scan) -> Vec<RowResult> {
+    h.region
+        .client_scanner(s)
+        .unwrap()
+        .map(|r| r.unwrap())
+        .collect()
+}
+
+fn row_names(rs: &[RowResult]) -> Vec<String> {
+    rs.iter()
+        .map(|r| String::from_utf8_lossy(&r.row).into_owned())
+        .collect()
+}
+
+#[test]
+fn start_stop_prefix_limit() {
+    let h = harness(Config::default());
+    for r in ["a", "ab", "abc", "ac", "b", "b\u{ff}", "c"] {
+        h.region.put(Put::new(r).add_column("a", "q", "v")).unwrap();
+    }
+    let names = |s: Scan| row_names(&results(&h, &s));
+    assert_eq!(
+        names(
+            Scan::new()
+                .with_start_row("ab", true)
+                .with_stop_row("b", false)
+        ),
+        vec!["ab", "abc", "ac"]
+    );
+    assert_eq!(
+        names(
+            Scan::new()
+                .with_start_row("ab", false)
+                .with_stop_row("b", true)
+        ),
+        vec!["abc", "ac", "b"]
+    );
+    assert_eq!(names(Scan::new().with_row_prefix("ab")), vec!["ab", "abc"]);
+    assert_eq!(
+        names(Scan::new().with_row_prefix("b")),
+        vec!["b", "b\u{ff}"]
+    );
+    assert_eq!(names(Scan::new().limit(2)), vec!["a", "ab"]);
+    assert_eq!(
+        names(Scan::new().caching(1).limit(3)),
+        vec!["a", "ab", "abc"]
+    );
+}
+
+fn wide_row(h: &Harness, cells: usize, value: usize) {
+    for i in 0..cells {
+        let fam = if i % 2 == 0 { "a" } else { "b" };
+        h.region
+            .put(Put::new("wide").add_column(fam, format!("q{i:06}"), vec![b'x'; value]))
+            .unwrap();
+        if i % 500 == 499 {
+            h.region.flush().unwrap();
+        }
+    }
+    h.region
+        .put(Put::new("zz").add_column("a", "q", "after"))
+        .unwrap();
+}
+
+#[test]
+fn batch_regroups_and_partials_pass_through() {
+    let h = harness(Config::default());
+    wide_row(&h, 2003, 10);
+    // batch: groups of exactly 100 cells, the last of the row smaller.
+    let rs = results(&h, &Scan::new().batch(100).max_result_size(3000));
+    let wide: Vec<&RowResult> = rs.iter().filter(|r| r.row == b"wide").collect();
+    assert_eq!(wide.len(), 21);
+    assert!(wide[..20].iter().all(|r| r.cells.len() == 100 && r.partial));
+    assert_eq!(wide[20].cells.len(), 3);
+    assert!(!wide[20].partial);
+    assert_eq!(row_names(&rs).last().unwrap(), "zz");
+    // Partial results: fragments cut at the size limit, flagged until the row's last.
+    let rs = results(
+        &h,
+        &Scan::new()
+            .allow_partial_results(true)
+            .max_result_size(4000),
+    );
+    let wide: Vec<&RowResult> = rs.iter().filter(|r| r.row == b"wide").collect();
+    assert!(wide.len() > 5);
+    assert!(wide[..wide.len() - 1].iter().all(|r| r.partial));
+    assert_eq!(wide.iter().map(|r| r.cells.len()).sum::<usize>(), 2003);
+    assert!(wide.iter().all(|r| r.size() <= 4000 + 200));
+    // Default: whole rows stitched from the size-limited round trips.
+    let mut scanner = h
+        .region
+        .client_scanner(&Scan::new().max_result_size(4000))
+        .unwrap();
+    let first = scanner.next().unwrap().unwrap();
+    assert_eq!(first.cells.len(), 2003);
+    assert!(!first.partial);
+    assert!(
+        scanner.calls > 5,
+        "the row came in {} round trips",
+        scanner.calls
+    );
+    // Cells arrive in order, family a before b.
+    let fams: Vec<u8> = first.cells.iter().map(|c| c.family()[0]).collect();
+    assert!(fams.windows(2).all(|w| w[0] <= w[1]));
+}
+
+#[test]
+fn a_row_over_the_row_size_limit_streams_in_batches_but_fails_whole() {
+    let config = Config {
+        max_row_size: 200_000,
+        ..Config::default()
+    };
+    let h = harness(config);
+    wide_row(&h, 3000, 100);
+    // Get: RowTooBig.
+    let err = h.region.get(&Get::new("wide")).unwrap_err();
+    assert!(matches!(err, RegionError::RowTooBig { .. }), "{err}");
+    // Unbatched scan: RowTooBig, from the client once the stitched row passes the limit.
+    let err = h
+        .region
+        .client_scanner(&Scan::new())
+        .unwrap()
+        .find_map(|r| r.err())
+        .expect("an unbatched scan of a too-big row fails");
+    assert!(matches!(err, RegionError::RowTooBig { .. }), "{err}");
+    // Batched: the row streams in pieces of at most 100 cells.
+    let rs = results(&h, &Scan::new().batch(100));
+    let wide: Vec<&RowResult> = rs.iter().filter(|r| r.row == b"wide").collect();
+    assert_eq!(wide.iter().map(|r| r.cells.len()).sum::<usize>(), 3000);
+    assert!(wide.iter().all(|r| r.cells.len() <= 100));
+    // Partial results likewise, each piece bounded by max result size.
+    let rs = results(
+        &h,
+        &Scan::new()
+            .allow_partial_results(true)
+            .max_result_size(50_000),
+    );
+    assert_eq!(
+        rs.iter()
+            .filter(|r| r.row == b"wide")
+            .map(|r| r.cells.len())
+            .sum::<usize>(),
+        3000
+    );
+    assert!(rs.iter().all(|r| r.size() < 60_000));
+}
+
+#[test]
+fn batch_with_a_row_filter_is_refused() {
+    let h = harness(Config::default());
+    h.region
+        .put(Put::new("r").add_column("a", "q", "v"))
+        .unwrap();
+    let s = Scan::new()
+        .batch(10)
+        .filter(cellar_region::parse_filter("PageFilter(1)").unwrap());
+    let err = h.region.client_scanner(&s).err().unwrap();
+    assert!(
+        err.to_string().contains("IncompatibleFilterException"),
+        "{err}"
+    );
+}
