@@ -20,6 +20,14 @@ pub trait CellCursor: Send {
     fn advance(&mut self) -> Result<()>;
     /// Moves forward to the first cell ≥ `key`; never moves backward.
     fn reseek(&mut self, key: &KeyRef<'_>) -> Result<()>;
+    /// Moves to the first visible cell of the greatest row below `row` (an empty `row`
+    /// means above every row); nothing when there is none (for reversed scans).
+    fn seek_to_previous_row(&mut self, row: &[u8]) -> Result<()>;
+}
+
+/// A row above every real row (longer than the row-length limit).
+fn beyond_rows() -> Vec<u8> {
+    vec![0xff; cellar_types::MAX_ROW_LEN + 1]
 }
 
 /// A cursor over a MemStore segment, showing only cells at or below a read point.
@@ -63,6 +71,32 @@ impl CellCursor for MemCursor {
             self.cur = self.seg.first_from(Bound::Included(&p), self.read_point);
         }
         Ok(())
+    }
+
+    fn seek_to_previous_row(&mut self, row: &[u8]) -> Result<()> {
+        let mut bound: Option<Vec<u8>> = (!row.is_empty()).then(|| row.to_vec());
+        loop {
+            let prev = match &bound {
+                None => self.seg.last_before(Bound::Unbounded),
+                Some(r) => {
+                    let k = probe(&KeyRef::first_on_row(r))?;
+                    self.seg.last_before(Bound::Excluded(&k))
+                }
+            };
+            let Some(prev) = prev else {
+                self.cur = None;
+                return Ok(());
+            };
+            let r = prev.row().to_vec();
+            let start = probe(&KeyRef::first_on_row(&r))?;
+            self.cur = self
+                .seg
+                .first_from(Bound::Included(&start), self.read_point);
+            if self.cur.as_ref().is_some_and(|c| c.row() == r.as_slice()) {
+                return Ok(());
+            }
+            bound = Some(r);
+        }
     }
 }
 
@@ -125,25 +159,97 @@ impl CellCursor for FileCursor {
         self.scanner.reseek(key)?;
         self.skip_invisible()
     }
+
+    fn seek_to_previous_row(&mut self, row: &[u8]) -> Result<()> {
+        let mut bound_row = if row.is_empty() {
+            beyond_rows()
+        } else {
+            row.to_vec()
+        };
+        loop {
+            if !self
+                .scanner
+                .seek_before(&KeyRef::first_on_row(&bound_row))?
+            {
+                // Nothing before: park past the end.
+                self.scanner.seek(&KeyRef::last_on_row(&beyond_rows()))?;
+                return Ok(());
+            }
+            let Some(r) = self.scanner.current().map(|c| c.row().to_vec()) else {
+                return Ok(());
+            };
+            self.scanner.seek(&KeyRef::first_on_row(&r))?;
+            self.skip_invisible()?;
+            if self
+                .scanner
+                .current()
+                .is_some_and(|c| c.row() == r.as_slice())
+            {
+                return Ok(());
+            }
+            bound_row = r;
+        }
+    }
 }
 
-/// Merges cursors: always positioned on the smallest cell of all of them.
+/// Merges cursors: always positioned on the smallest cell of all of them. Reversed, it
+/// walks rows downward: it is focused on one row at a time (cells of that row come in
+/// forward order) and steps back to the previous row when done with it.
 pub struct Heap {
     cursors: Vec<Box<dyn CellCursor>>,
     min: Option<usize>,
+    reversed: bool,
+    focus: Option<Vec<u8>>,
 }
 
 impl Heap {
     pub fn new(cursors: Vec<Box<dyn CellCursor>>) -> Heap {
-        let mut h = Heap { cursors, min: None };
+        let mut h = Heap {
+            cursors,
+            min: None,
+            reversed: false,
+            focus: None,
+        };
         h.settle();
         h
     }
 
+    /// A reversed heap, its cursors moved to the greatest row below `row` (empty: the
+    /// last row).
+    pub fn reversed(cursors: Vec<Box<dyn CellCursor>>, row: &[u8]) -> Result<Heap> {
+        let mut h = Heap {
+            cursors,
+            min: None,
+            reversed: true,
+            focus: None,
+        };
+        for c in &mut h.cursors {
+            c.seek_to_previous_row(row)?;
+        }
+        h.settle();
+        Ok(h)
+    }
+
+    pub fn is_reversed(&self) -> bool {
+        self.reversed
+    }
+
+    fn in_focus(&self, c: &dyn CellCursor) -> bool {
+        match (&self.focus, c.peek()) {
+            (Some(f), Some(cell)) => cell.row() == f.as_slice(),
+            _ => false,
+        }
+    }
+
     fn settle(&mut self) {
-        self.cursors.retain(|c| c.peek().is_some());
+        if !self.reversed {
+            self.cursors.retain(|c| c.peek().is_some());
+        }
         let mut best: Option<(usize, &Cell)> = None;
         for (i, c) in self.cursors.iter().enumerate() {
+            if self.reversed && !self.in_focus(c.as_ref()) {
+                continue;
+            }
             if let Some(cell) = c.peek() {
                 match best {
                     Some((_, b)) if compare_cells(cell, b) != Ordering::Less => {}
@@ -167,9 +273,41 @@ impl Heap {
     }
 
     pub fn reseek(&mut self, key: &KeyRef<'_>) -> Result<()> {
-        for c in &mut self.cursors {
-            c.reseek(key)?;
+        for i in 0..self.cursors.len() {
+            if self.reversed && !self.in_focus(self.cursors[i].as_ref()) {
+                continue;
+            }
+            self.cursors[i].reseek(key)?;
         }
+        self.settle();
+        Ok(())
+    }
+
+    /// Reversed: the greatest row any cursor is on.
+    pub fn max_row(&self) -> Option<&[u8]> {
+        self.cursors
+            .iter()
+            .filter_map(|c| c.peek().map(|x| x.row()))
+            .max()
+    }
+
+    /// Reversed: reads `row` next.
+    pub fn focus(&mut self, row: &[u8]) {
+        if self.focus.as_deref() != Some(row) {
+            self.focus = Some(row.to_vec());
+            self.settle();
+        }
+    }
+
+    /// Reversed: done with `row`; every cursor on it or past it moves below it.
+    pub fn step_back(&mut self, row: &[u8]) -> Result<()> {
+        for c in &mut self.cursors {
+            let past = c.peek().is_none_or(|x| x.row() >= row);
+            if past {
+                c.seek_to_previous_row(row)?;
+            }
+        }
+        self.focus = None;
         self.settle();
         Ok(())
     }

@@ -118,6 +118,11 @@ impl MemSegment {
         None
     }
 
+    /// The last cell < `before` (any read point).
+    pub(crate) fn last_before(&self, before: Bound<&MemKey>) -> Option<Cell> {
+        self.map.upper_bound(before).map(|e| e.key().0.clone())
+    }
+
     /// Every cell in order (for flushing).
     pub fn cells(&self) -> impl Iterator<Item = Cell> + '_ {
         self.map.iter().map(|e| e.key().0.clone())

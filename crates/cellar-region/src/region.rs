@@ -348,12 +348,17 @@ impl Region {
                 }
             };
             let start = KeyRef::first_on_row(&scan.start_row);
-            if scan.reversed {
-                return Err(RegionError::InvalidRead(
-                    "reversed scans are not supported yet".into(),
-                ));
-            }
             let cursors = store.cursors(read_point, &start, get_row)?;
+            let heap = if scan.reversed {
+                // Rows at or below the start row; empty = from the last row.
+                let mut bound = scan.start_row.clone();
+                if !bound.is_empty() {
+                    bound.push(0);
+                }
+                Heap::reversed(cursors, &bound)?
+            } else {
+                Heap::new(cursors)
+            };
             let params = MatchParams::new(
                 &store.family,
                 scan.max_versions,
@@ -364,7 +369,7 @@ impl Region {
             );
             scanners.push(StoreScanner::new(
                 family.clone(),
-                Heap::new(cursors),
+                heap,
                 Matcher::new(params),
                 self.ctx.config.max_row_size,
             ));

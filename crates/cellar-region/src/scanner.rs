@@ -51,8 +51,11 @@ impl StoreScanner {
         }
     }
 
-    /// The row of the next cell.
+    /// The row read next (reversed: the greatest row left).
     pub fn peek_row(&self) -> Option<&[u8]> {
+        if self.heap.is_reversed() {
+            return self.heap.max_row();
+        }
         self.heap.peek().map(|c| c.row())
     }
 
@@ -64,6 +67,9 @@ impl StoreScanner {
 
     /// Skips the rest of `row`.
     pub fn skip_row(&mut self, row: &[u8]) -> Result<()> {
+        if self.heap.is_reversed() {
+            return self.heap.step_back(row);
+        }
         self.heap.reseek(&KeyRef::last_on_row(row))
     }
 
@@ -79,6 +85,9 @@ impl StoreScanner {
         bytes: &mut u64,
     ) -> Result<RowProgress> {
         let mut size: u64 = 0;
+        if self.heap.is_reversed() {
+            self.heap.focus(row);
+        }
         while let Some(cell) = self.heap.peek() {
             if cell.row() != row {
                 return Ok(RowProgress::Done);
@@ -149,6 +158,9 @@ impl StoreScanner {
             if let Some(c) = cell {
                 out.push(c);
             }
+        }
+        if self.heap.is_reversed() {
+            self.heap.step_back(row)?;
         }
         Ok(RowProgress::Done)
     }
@@ -222,13 +234,13 @@ impl RegionScanner {
                     self.done = true;
                     break;
                 }
-                let Some(row) = self
-                    .stores
-                    .iter()
-                    .filter_map(|s| s.peek_row())
-                    .min()
-                    .map(<[u8]>::to_vec)
-                else {
+                let rows = self.stores.iter().filter_map(|s| s.peek_row());
+                let next = if self.scan.reversed {
+                    rows.max()
+                } else {
+                    rows.min()
+                };
+                let Some(row) = next.map(<[u8]>::to_vec) else {
                     self.done = true;
                     break;
                 };

@@ -181,3 +181,66 @@ fn batch_with_a_row_filter_is_refused() {
         "{err}"
     );
 }
+
+#[test]
+fn reversed_scans() {
+    let h = harness(Config::default());
+    for (i, r) in ["a", "ab", "abc", "ac", "b", "c", "d"].iter().enumerate() {
+        h.region
+            .put(Put::new(*r).add_column("a", "q", format!("v{i}")))
+            .unwrap();
+        h.region
+            .put(Put::new(*r).add_column("b", "q", format!("w{i}")))
+            .unwrap();
+        if i % 3 == 2 {
+            h.region.flush().unwrap();
+        }
+    }
+    h.region.delete(cellar_region::Delete::new("b")).unwrap();
+    let names = |s: Scan| row_names(&results(&h, &s));
+    assert_eq!(
+        names(Scan::new().reversed(true)),
+        vec!["d", "c", "ac", "abc", "ab", "a"]
+    );
+    // Start is the larger key (inclusive), stop the smaller (exclusive).
+    assert_eq!(
+        names(
+            Scan::new()
+                .reversed(true)
+                .with_start_row("ac", true)
+                .with_stop_row("a", false)
+        ),
+        vec!["ac", "abc", "ab"]
+    );
+    assert_eq!(
+        names(
+            Scan::new()
+                .reversed(true)
+                .with_start_row("ac", false)
+                .with_stop_row("a", true)
+        ),
+        vec!["abc", "ab", "a"]
+    );
+    assert_eq!(
+        names(Scan::new().reversed(true).with_start_row("bz", true)),
+        vec!["ac", "abc", "ab", "a"]
+    );
+    assert_eq!(names(Scan::new().reversed(true).limit(2)), vec!["d", "c"]);
+    // Within a row cells stay in forward order.
+    let rs = results(&h, &Scan::new().reversed(true).limit(1));
+    let fams: Vec<u8> = rs[0].cells.iter().map(|c| c.family()[0]).collect();
+    assert_eq!(fams, vec![b'a', b'b']);
+    // Filters and batches work backwards too.
+    let s = Scan::new()
+        .reversed(true)
+        .filter(cellar_region::parse_filter("FamilyFilter(=, 'binary:b')").unwrap());
+    let rs = results(&h, &s);
+    assert_eq!(row_names(&rs), vec!["d", "c", "ac", "abc", "ab", "a"]);
+    assert!(rs
+        .iter()
+        .all(|r| r.cells.len() == 1 && r.cells[0].family() == b"b"));
+    let rs = results(&h, &Scan::new().reversed(true).batch(1));
+    assert_eq!(rs.len(), 12);
+    assert_eq!(rs[0].row, b"d");
+    assert!(rs[0].partial && !rs[1].partial);
+}
