@@ -283,8 +283,13 @@ impl Heap {
         Ok(())
     }
 
-    /// Reversed: the greatest row any cursor is on.
+    /// Reversed: the row being read while it has cells left, otherwise the greatest
+    /// row any cursor is on. (A cursor that moved past the focused row within it is
+    /// stepped back when the row is done.)
     pub fn max_row(&self) -> Option<&[u8]> {
+        if let (Some(f), Some(_)) = (&self.focus, self.peek()) {
+            return Some(f.as_slice());
+        }
         self.cursors
             .iter()
             .filter_map(|c| c.peek().map(|x| x.row()))

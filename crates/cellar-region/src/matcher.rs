@@ -90,6 +90,16 @@ pub struct Matcher {
     /// Cells of the column kept by the filter.
     filtered_count: u32,
     last: Option<(i64, u8)>,
+    /// A seek decided while in the empty-qualifier column, where the scanner steps
+    /// instead of seeking (delete markers live there): puts before it are skipped
+    /// without asking anyone, markers are still tracked.
+    pending: Option<Pending>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Pending {
+    RestOfColumn,
+    Until(Vec<u8>),
 }
 
 impl Matcher {
@@ -100,6 +110,7 @@ impl Matcher {
             count: 0,
             filtered_count: 0,
             last: None,
+            pending: None,
         }
     }
 
@@ -112,6 +123,9 @@ impl Matcher {
             self.count = 0;
             self.filtered_count = 0;
             self.last = None;
+            if self.pending == Some(Pending::RestOfColumn) {
+                self.pending = None;
+            }
         }
     }
 
@@ -147,6 +161,50 @@ impl Matcher {
         filter: Option<&mut (dyn Filter + 'static)>,
     ) -> MatchCode {
         self.enter(cell);
+        // A pending skip never outlives its row (reversed scans visit smaller rows next).
+        if let Some(Pending::Until(k)) = &self.pending {
+            if KeyRef::parse(k)
+                .map(|k| k.row != cell.row())
+                .unwrap_or(true)
+            {
+                self.pending = None;
+            }
+        }
+        if let Some(p) = &self.pending {
+            let active = match p {
+                Pending::RestOfColumn => true,
+                Pending::Until(k) => KeyRef::parse(k)
+                    .map(|k| {
+                        cellar_types::compare_keys(&cell.key_ref(), &k) == std::cmp::Ordering::Less
+                    })
+                    .unwrap_or(false),
+            };
+            if active {
+                if cell.cell_type().is_delete() && !self.p.raw {
+                    return self.match_inner(cell, None);
+                }
+                return MatchCode::Skip;
+            }
+            self.pending = None;
+        }
+        let code = self.match_inner(cell, filter);
+        if cell.qualifier().is_empty() {
+            match &code {
+                MatchCode::SeekNextCol | MatchCode::IncludeAndSeekNextCol => {
+                    self.pending = Some(Pending::RestOfColumn)
+                }
+                MatchCode::SeekTo(k) => self.pending = Some(Pending::Until(k.clone())),
+                _ => {}
+            }
+        }
+        code
+    }
+
+    fn match_inner(
+        &mut self,
+        cell: &Cell,
+        filter: Option<&mut (dyn Filter + 'static)>,
+    ) -> MatchCode {
         let ts = cell.timestamp();
         let ty = cell.cell_type();
         if self.p.raw {

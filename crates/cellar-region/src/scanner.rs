@@ -92,7 +92,8 @@ impl StoreScanner {
             if cell.row() != row {
                 return Ok(RowProgress::Done);
             }
-            if out.len() >= max_cells || *bytes >= max_bytes {
+            // Limits apply between cells, once this call has something to return.
+            if !out.is_empty() && (out.len() >= max_cells || *bytes >= max_bytes) {
                 return Ok(RowProgress::More);
             }
             let code = self.matcher.match_cell(cell, filter.as_deref_mut());
@@ -313,9 +314,11 @@ impl RegionScanner {
                 }));
             }
             if let Some(f) = &mut self.filter {
+                // As HBase's FilterWrapper: filterRow is asked only about rows that
+                // still have cells.
                 if f.has_filter_row() {
                     f.filter_row_cells(&mut cells);
-                    if f.filter_row() {
+                    if !cells.is_empty() && f.filter_row() {
                         cells.clear();
                     }
                 }

@@ -9,11 +9,12 @@ mod common;
 
 use std::collections::BTreeMap;
 
+use cellar_filter::{Comparator, FilterSpec, ListOp, ReturnCode};
 use cellar_region::{
     Append, CompareOp, Condition, Config, Delete, FamilyDescriptor, Get, Increment,
     KeepDeletedCells, Mutation, Put, Scan, TableDescriptor, TimeRange,
 };
-use cellar_types::{CellType, LATEST_TIMESTAMP};
+use cellar_types::{compare_keys, Cell, CellType, KeyRef, LATEST_TIMESTAMP};
 use common::{Harness, T0};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
@@ -176,6 +177,142 @@ impl Model {
         out
     }
 
+    /// The cells of one family of a row that a filter is offered, column by column:
+    /// those passing deletes and the family's VERSIONS, TTL and MIN_VERSIONS.
+    fn candidates(&self, f: &Fam, row: &[u8], now: i64) -> Vec<Vec<Cell>> {
+        let markers = self.markers(f, row, TimeRange::ALL);
+        let mut out = Vec::new();
+        for ((ff, r, q), cells) in &self.cells {
+            if ff != &f.name || r != row {
+                continue;
+            }
+            let mut puts: Vec<&MCell> = cells.iter().filter(|c| c.ty == CellType::Put).collect();
+            puts.sort_by(|a, b| b.ts.cmp(&a.ts).then(b.seq.cmp(&a.seq)));
+            let mut col = Vec::new();
+            let mut count = 0;
+            let mut last_ts = None;
+            for c in puts {
+                if Self::masked(&markers, q, c.ts) || last_ts == Some(c.ts) {
+                    continue;
+                }
+                last_ts = Some(c.ts);
+                count += 1;
+                if count > f.versions {
+                    break;
+                }
+                if f.ttl_ms.is_some_and(|t| c.ts < now - t) && count > f.min_versions {
+                    break;
+                }
+                col.push(
+                    Cell::put(row, f.name.as_slice(), q.as_slice(), c.ts, c.value.clone()).unwrap(),
+                );
+            }
+            if !col.is_empty() {
+                out.push(col);
+            }
+        }
+        out
+    }
+
+    /// A filtered scan evaluated naively: every candidate cell in order, the filter's
+    /// return codes applied by skipping, no seeks.
+    fn filtered_scan(
+        &self,
+        rows: &[Vec<u8>],
+        spec: &FilterSpec,
+        maxv: u32,
+        reversed: bool,
+        now: i64,
+    ) -> Out {
+        let mut filter = spec.build();
+        filter.set_reversed(reversed);
+        let mut out = Out::new();
+        let mut order: Vec<&Vec<u8>> = rows.iter().collect();
+        if reversed {
+            order.reverse();
+        }
+        for row in order {
+            let fams: Vec<Vec<Vec<Cell>>> = self
+                .fams
+                .iter()
+                .map(|f| self.candidates(f, row, now))
+                .collect();
+            if fams.iter().all(|f| f.is_empty()) {
+                continue;
+            }
+            if filter.filter_all_remaining() {
+                break;
+            }
+            filter.reset();
+            if filter.filter_row_key(row) {
+                continue;
+            }
+            let mut kept: Vec<Cell> = Vec::new();
+            let mut hint: Option<Vec<u8>> = None;
+            for (fi, cols) in fams.iter().enumerate() {
+                let maxv = maxv.min(self.fams[fi].versions);
+                let mut skip_family = false;
+                for col in cols {
+                    let mut skip_col = false;
+                    let mut count = 0;
+                    for c in col {
+                        if skip_family || skip_col {
+                            break;
+                        }
+                        if let Some(h) = &hint {
+                            let k = KeyRef::parse(h).unwrap();
+                            if compare_keys(&c.key_ref(), &k) == std::cmp::Ordering::Less {
+                                continue;
+                            }
+                            hint = None;
+                        }
+                        let rc = filter.filter_cell(c);
+                        let keep = match rc {
+                            ReturnCode::Include => true,
+                            ReturnCode::IncludeAndNextCol => {
+                                skip_col = true;
+                                true
+                            }
+                            ReturnCode::IncludeAndSeekNextRow => {
+                                skip_family = true;
+                                true
+                            }
+                            ReturnCode::Skip => false,
+                            ReturnCode::NextCol => {
+                                skip_col = true;
+                                false
+                            }
+                            ReturnCode::NextRow => {
+                                skip_family = true;
+                                false
+                            }
+                            ReturnCode::SeekNextUsingHint => {
+                                hint = filter.next_cell_hint(c);
+                                false
+                            }
+                        };
+                        if keep {
+                            count += 1;
+                            if count > maxv {
+                                skip_col = true;
+                                continue;
+                            }
+                            kept.push(filter.transform_cell(c.clone()));
+                        }
+                    }
+                }
+            }
+            if filter.has_filter_row() {
+                filter.filter_row_cells(&mut kept);
+                if !kept.is_empty() && filter.filter_row() {
+                    kept.clear();
+                }
+            }
+            out.extend(out_of(&kept));
+        }
+        out
+    }
+
     fn rows(&self) -> Vec<Vec<u8>> {
         let mut rows: Vec<Vec<u8>> = self.cells.keys().map(|(_, r, _)| r.clone()).collect();
         rows.sort();
@@ -234,6 +371,100 @@ impl Model {
             }
         }
         self.cells.retain(|_, v| !v.is_empty());
+    }
+}
+
+fn random_filter(rng: &mut SmallRng, depth: u32) -> FilterSpec {
+    let pick =
+        |rng: &mut SmallRng, xs: &[&str]| xs[rng.random_range(0..xs.len())].as_bytes().to_vec();
+    let quals = ["", "a", "b", "n", "c"];
+    let ops = [
+        CompareOp::Less,
+        CompareOp::LessOrEqual,
+        CompareOp::Equal,
+        CompareOp::NotEqual,
+        CompareOp::GreaterOrEqual,
+        CompareOp::Greater,
+    ];
+    let op = ops[rng.random_range(0..ops.len())];
+    let kinds = if depth == 0 { 20 } else { 23 };
+    match rng.random_range(0..kinds) {
+        0 => FilterSpec::Prefix(pick(rng, &["row1", "row", "row3", "rox"])),
+        1 => FilterSpec::ColumnPrefix(pick(rng, &quals)),
+        2 => FilterSpec::MultipleColumnPrefix(vec![pick(rng, &["a"]), pick(rng, &["n", "c"])]),
+        3 => FilterSpec::ColumnRange {
+            min: rng.random_bool(0.7).then(|| pick(rng, &quals)),
+            min_inclusive: rng.random_bool(0.5),
+            max: rng.random_bool(0.7).then(|| pick(rng, &quals)),
+            max_inclusive: rng.random_bool(0.5),
+        },
+        4 => FilterSpec::ColumnPagination {
+            limit: rng.random_range(0..4),
+            offset: rng.random_range(0..4),
+            column_offset: None,
+        },
+        5 => FilterSpec::ColumnPagination {
+            limit: rng.random_range(1..4),
+            offset: 0,
+            column_offset: Some(pick(rng, &quals)),
+        },
+        6 => FilterSpec::ColumnCountGet(rng.random_range(1..4)),
+        7 => FilterSpec::Page(rng.random_range(1..4)),
+        8 => FilterSpec::FirstKeyOnly,
+        9 => FilterSpec::KeyOnly {
+            len_as_value: rng.random_bool(0.5),
+        },
+        10 => FilterSpec::InclusiveStop(pick(rng, &["row2", "row4"])),
+        11 => FilterSpec::Row(op, Comparator::Binary(pick(rng, &["row2", "row4"]))),
+        12 => FilterSpec::Family(op, Comparator::Binary(pick(rng, &["k", "t", "v"]))),
+        13 => FilterSpec::Qualifier(op, Comparator::Binary(pick(rng, &quals))),
+        14 => FilterSpec::Value(
+            op,
+            Comparator::BinaryPrefix(pick(rng, &["v1", "v2", "c", "+"])),
+        ),
+        15 => FilterSpec::Value(
+            if rng.random_bool(0.5) {
+                CompareOp::Equal
+            } else {
+                CompareOp::NotEqual
+            },
+            Comparator::substring(&String::from_utf8_lossy(&pick(rng, &["1", "+", "c2"]))),
+        ),
+        16 | 17 => FilterSpec::SingleColumnValue {
+            family: pick(rng, &["k", "t", "v"]),
+            qualifier: pick(rng, &quals),
+            op,
+            comparator: Comparator::BinaryPrefix(pick(rng, &["v", "v1", "c"])),
+            filter_if_missing: rng.random_bool(0.5),
+            latest_version_only: rng.random_bool(0.5),
+            exclude: rng.random_bool(0.3),
+        },
+        18 => FilterSpec::DependentColumn {
+            family: pick(rng, &["k", "v"]),
+            qualifier: pick(rng, &["a", ""]),
+            drop_dependent: rng.random_bool(0.5),
+            compare: None,
+        },
+        19 => {
+            let now = T0;
+            FilterSpec::Timestamps(
+                (0..3)
+                    .map(|_| now - rng.random_range(0..40) * 1000)
+                    .collect(),
+            )
+        }
+        20 => FilterSpec::WhileMatch(Box::new(random_filter(rng, depth - 1))),
+        21 => FilterSpec::Skip(Box::new(random_filter(rng, depth - 1))),
+        _ => FilterSpec::List(
+            if rng.random_bool(0.5) {
+                ListOp::MustPassAll
+            } else {
+                ListOp::MustPassOne
+            },
+            (0..rng.random_range(2..4))
+                .map(|_| random_filter(rng, depth - 1))
+                .collect(),
+        ),
     }
 }
 
@@ -517,9 +748,60 @@ fn run(seed: u64, steps: usize) {
                 }
                 assert_eq!(got, want, "{ctx}: scan");
             }
-            88..=91 => {
+            88..=89 => {
                 h.region.flush().unwrap();
                 m.flushed();
+            }
+            90..=91 => {
+                // A filtered scan with random options, through the client scanner.
+                let spec = random_filter(&mut rng, 2);
+
+                let maxv = rng.random_range(1..4);
+                let reversed = rng.random_bool(0.3);
+                let mut s = Scan::new()
+                    .max_versions(maxv)
+                    .reversed(reversed)
+                    .filter(spec.clone());
+                if !spec.has_filter_row() && rng.random_bool(0.4) {
+                    s = s.batch(rng.random_range(1..4));
+                }
+                if rng.random_bool(0.3) {
+                    s = s
+                        .allow_partial_results(true)
+                        .max_result_size(rng.random_range(1..200));
+                }
+                if rng.random_bool(0.3) {
+                    s = s.caching(rng.random_range(1..3));
+                }
+                let got: Out = h
+                    .region
+                    .client_scanner(&s)
+                    .unwrap()
+                    .flat_map(|r| out_of(&r.unwrap().cells))
+                    .collect();
+                let want = m.filtered_scan(&rows, &spec, maxv, reversed, now);
+                if got != want {
+                    let mut report = String::new();
+                    for (rev, part) in [(false, false), (false, true), (true, false), (true, true)]
+                    {
+                        let mut v = Scan::new()
+                            .max_versions(maxv)
+                            .reversed(rev)
+                            .filter(spec.clone());
+                        if part {
+                            v = v.allow_partial_results(true).max_result_size(32);
+                        }
+                        let g: Out = h
+                            .region
+                            .client_scanner(&v)
+                            .unwrap()
+                            .flat_map(|r| out_of(&r.unwrap().cells))
+                            .collect();
+                        let w = m.filtered_scan(&rows, &spec, maxv, rev, now);
+                        report.push_str(&format!("rev={rev} partial={part}: {}\n", g == w));
+                    }
+                    panic!("{ctx}: filtered scan {spec} {s:?}\n{report}");
+                }
             }
             92..=93 => {
                 let out = h.region.compact(false).unwrap();
