@@ -82,3 +82,79 @@ fn a_script_runs_with_hbase_output() {
         "{out}"
     );
 }
+
+#[test]
+fn scan_and_get_options_as_hbase_writes_them() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("db");
+    let mut script = String::from("create 't', 'f'\n");
+    for r in ["a1", "a2", "b1", "b2", "c1"] {
+        for q in ["x", "y", "z"] {
+            script.push_str(&format!("put 't', '{r}', 'f:{q}', '{r}{q}'\n"));
+        }
+    }
+    script.push_str(concat!(
+        "scan 't', {ROWPREFIXFILTER => 'b', COLUMNS => ['f:x', 'f:z']}\n",
+        "scan 't', {STARTROW => 'a2', STOPROW => 'b2', LIMIT => 5, REVERSED => false}\n",
+        "scan 't', {REVERSED => true, LIMIT => 2, FILTER => \"QualifierFilter(=, 'binary:y')\"}\n",
+        "scan 't', {BATCH => 2, CACHE => 1, MAXRESULTSIZE => 1000, STARTROW => 'c'}\n",
+        "scan 't', {ALLOW_PARTIAL_RESULTS => true, MAXRESULTSIZE => 1, STARTROW => 'c'}\n",
+        "count 't', {BATCH => 2}\n",
+        "get 't', 'a1', {COLUMN => 'f', FILTER => \"ValueFilter(=, 'substring:Z')\"}\n",
+        "scan 't', {FILTER => \"PrefixFilter('a') AND ColumnPaginationFilter(1, 1)\"}\n",
+        "scan 't', {FILTER => \"PrefixFilter('a'\"}\n",
+    ));
+    let (out, code) = run(&dir, &script);
+    assert_eq!(code, 1, "{out}");
+    let sections: Vec<&str> = out.split("Took ").collect();
+    let n = sections.len();
+    // The last nine commands: eight sections ending in a Took line, then the error.
+    let section = |i: usize| sections[n - 9 + i];
+    let s0 = section(0);
+    assert!(
+        s0.contains("column=f:x, timestamp=") && s0.contains("value=b1z") && !s0.contains("f:y"),
+        "{s0}"
+    );
+    assert!(s0.contains("2 row(s)"), "{s0}");
+    let s1 = section(1);
+    assert!(
+        s1.contains(" a2 ")
+            && s1.contains(" b1 ")
+            && !s1.contains(" b2 ")
+            && s1.contains("2 row(s)"),
+        "{s1}"
+    );
+    let s2 = section(2);
+    let c1 = s2.find(" c1 ").unwrap();
+    let b2 = s2.find(" b2 ").unwrap();
+    assert!(
+        c1 < b2 && s2.contains("value=c1y") && !s2.contains("f:x") && s2.contains("2 row(s)"),
+        "{s2}"
+    );
+    assert!(
+        section(3).contains("2 row(s)"),
+        "BATCH => 2: two Results for c1: {}",
+        section(3)
+    );
+    assert!(
+        section(4).contains("3 row(s)"),
+        "partial results, one cell each: {}",
+        section(4)
+    );
+    assert!(
+        section(5).contains("5 row(s)"),
+        "count counts rows, not batches: {}",
+        section(5)
+    );
+    assert!(
+        section(6).contains("value=a1z") && section(6).contains("1 row(s)"),
+        "{}",
+        section(6)
+    );
+    let s7 = section(7);
+    assert!(
+        s7.contains("column=f:y") && !s7.contains("column=f:x") && s7.contains("2 row(s)"),
+        "{s7}"
+    );
+    assert!(out.contains("ERROR: Incorrect filter string"), "{out}");
+}

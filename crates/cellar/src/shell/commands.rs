@@ -401,9 +401,19 @@ fn get(db: &Database, c: &CommandLine, out: &mut String) -> CmdResult {
             Value::Hash(_) => {
                 check_keys(
                     extra,
-                    &["COLUMN", "COLUMNS", "VERSIONS", "TIMERANGE", "TIMESTAMP"],
+                    &[
+                        "COLUMN",
+                        "COLUMNS",
+                        "VERSIONS",
+                        "TIMERANGE",
+                        "TIMESTAMP",
+                        "FILTER",
+                    ],
                     "get",
                 )?;
+                if let Some(v) = extra.get("FILTER") {
+                    g = g.filter(filter_of(v)?);
+                }
                 if let Some(cols) = extra.get("COLUMN").or(extra.get("COLUMNS")) {
                     g = add_columns_get(g, &columns_of(cols)?);
                 }
@@ -541,6 +551,12 @@ fn build_scan(c: &CommandLine) -> Result<Scan, String> {
                 "RAW",
                 "CACHE",
                 "INTERVAL",
+                "BATCH",
+                "MAXRESULTSIZE",
+                "ALLOW_PARTIAL_RESULTS",
+                "REVERSED",
+                "FILTER",
+                "CACHE_BLOCKS",
             ],
             &c.name,
         )?;
@@ -578,8 +594,39 @@ fn build_scan(c: &CommandLine) -> Result<Scan, String> {
         if let Some(v) = h.get("RAW") {
             s.raw = v.truthy().ok_or("RAW must be true or false")?;
         }
+        if let Some(v) = h.get("BATCH") {
+            s = s.batch(int(v, "BATCH")?.clamp(1, i32::MAX as i64) as u32);
+        }
+        if let Some(v) = h.get("CACHE") {
+            s = s.caching(int(v, "CACHE")?.clamp(1, i32::MAX as i64) as u32);
+        }
+        if let Some(v) = h.get("MAXRESULTSIZE") {
+            s = s.max_result_size(int(v, "MAXRESULTSIZE")?.max(1) as u64);
+        }
+        if let Some(v) = h.get("ALLOW_PARTIAL_RESULTS") {
+            s = s.allow_partial_results(
+                v.truthy()
+                    .ok_or("ALLOW_PARTIAL_RESULTS must be true or false")?,
+            );
+        }
+        if let Some(v) = h.get("REVERSED") {
+            s = s.reversed(v.truthy().ok_or("REVERSED must be true or false")?);
+        }
+        if let Some(v) = h.get("FILTER") {
+            s = s.filter(filter_of(v)?);
+        }
     }
     Ok(s)
+}
+
+/// A `FILTER => "..."` value in the filter language.
+fn filter_of(v: &Value) -> Result<cellar_region::FilterSpec, String> {
+    let text = match v {
+        Value::Str(b) => String::from_utf8_lossy(b).into_owned(),
+        other => return Err(format!("FILTER must be a filter string, got {other}")),
+    };
+    cellar_region::parse_filter(&text)
+        .map_err(|e| format!("Incorrect filter string \"{text}\": {e}"))
 }
 
 /// The stop row of a prefix scan: the prefix with trailing 0xFF bytes removed and its last
@@ -631,6 +678,9 @@ fn count(db: &Database, c: &CommandLine, out: &mut String) -> CmdResult {
     let mut rows = 0u64;
     for r in t.scan(&s).map_err(db_err)? {
         let r = r.map_err(|e| e.to_string())?;
+        if r.partial {
+            continue;
+        }
         rows += 1;
         if rows.is_multiple_of(interval) {
             let _ = writeln!(
