@@ -1,0 +1,34 @@
+//! Parses arbitrary text as an HBase filter string; a parsed filter is built and run over
+//! a few cells. Parsing returns a filter or an error with a position, never a panic.
+#![no_main]
+
+use cellar_filter::parse_filter;
+use cellar_types::Cell;
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let text = String::from_utf8_lossy(data);
+    match parse_filter(&text) {
+        Err(e) => assert!(e.pos <= text.len()),
+        Ok(spec) => {
+            let mut f = spec.build();
+            for row in [&b"a"[..], b"row1", b"zz"] {
+                f.reset();
+                if f.filter_all_remaining() || f.filter_row_key(row) {
+                    continue;
+                }
+                for q in [&b""[..], b"a", b"q1"] {
+                    if let Ok(c) = Cell::put(row, &b"f"[..], q, 5, &b"value"[..]) {
+                        let _ = f.filter_cell(&c);
+                        let _ = f.next_cell_hint(&c);
+                        let _ = f.transform_cell(c);
+                    }
+                }
+                let mut cells = Vec::new();
+                f.filter_row_cells(&mut cells);
+                let _ = f.filter_row();
+            }
+            let _ = spec.to_string();
+        }
+    }
+});
