@@ -311,6 +311,12 @@ impl HFileReader {
             if !self.has_data() || offset > self.trailer.last_data_block_offset {
                 return Ok(None);
             }
+            // A decoded data block already cached answers without reading the raw one
+            // (which would also evict it: both live under the block's offset).
+            if let Some(Cached::Data(d)) = self.cache.as_ref().and_then(|c| c.get(self.id, offset))
+            {
+                return Ok(Some(d));
+            }
             let b = self.block_at(offset)?;
             if b.header.block_type.is_data() {
                 return self.data_block_at(offset).map(Some);
