@@ -273,6 +273,13 @@ impl HFileReader {
 
     /// Reads and decodes the data block at `offset` (through the cache).
     pub fn data_block_at(&self, offset: u64) -> Result<Arc<DataBlock>> {
+        self.data_block_cached(offset, true)
+    }
+
+    /// Reads and decodes the data block at `offset`, from the cache when there; with
+    /// `cache` false a block read from the file is not added to it (HBase's
+    /// `Scan.setCacheBlocks(false)`, for scans that would only evict hot blocks).
+    pub fn data_block_cached(&self, offset: u64, cache: bool) -> Result<Arc<DataBlock>> {
         if let Some(Cached::Data(d)) = self.cache.as_ref().and_then(|c| c.get(self.id, offset)) {
             return Ok(d);
         }
@@ -298,7 +305,7 @@ impl HFileReader {
             header: b.header,
             cells,
         });
-        if let Some(c) = &self.cache {
+        if let Some(c) = self.cache.as_ref().filter(|_| cache) {
             c.insert(self.id, offset, Cached::Data(d.clone()));
         }
         Ok(d)
@@ -306,7 +313,16 @@ impl HFileReader {
 
     /// The data block that follows the block ending at `offset`, skipping inline index
     /// and bloom blocks; None past the last data block.
-    pub fn next_data_block(&self, mut offset: u64) -> Result<Option<Arc<DataBlock>>> {
+    pub fn next_data_block(&self, offset: u64) -> Result<Option<Arc<DataBlock>>> {
+        self.next_data_block_cached(offset, true)
+    }
+
+    /// [`HFileReader::next_data_block`], caching what it reads only when `cache`.
+    pub fn next_data_block_cached(
+        &self,
+        mut offset: u64,
+        cache: bool,
+    ) -> Result<Option<Arc<DataBlock>>> {
         loop {
             if !self.has_data() || offset > self.trailer.last_data_block_offset {
                 return Ok(None);
@@ -317,9 +333,18 @@ impl HFileReader {
             {
                 return Ok(Some(d));
             }
-            let b = self.block_at(offset)?;
+            let b = if cache {
+                self.block_at(offset)?
+            } else {
+                Arc::new(read_block(
+                    self.file.as_ref(),
+                    offset,
+                    self.blocks_end,
+                    self.compression,
+                )?)
+            };
             if b.header.block_type.is_data() {
-                return self.data_block_at(offset).map(Some);
+                return self.data_block_cached(offset, cache).map(Some);
             }
             offset += b.header.on_disk_size_with_header();
         }

@@ -20,6 +20,7 @@ pub struct FileScanner<R: Deref<Target = HFileReader>> {
     reader: R,
     block: Option<Arc<DataBlock>>,
     pos: usize,
+    cache_blocks: bool,
 }
 
 impl<R: Deref<Target = HFileReader>> FileScanner<R> {
@@ -29,7 +30,13 @@ impl<R: Deref<Target = HFileReader>> FileScanner<R> {
             reader,
             block: None,
             pos: 0,
+            cache_blocks: true,
         }
+    }
+
+    /// Whether blocks this cursor reads from the file go into the block cache.
+    pub fn set_cache_blocks(&mut self, cache: bool) {
+        self.cache_blocks = cache;
     }
 
     /// The reader this cursor reads.
@@ -59,7 +66,9 @@ impl<R: Deref<Target = HFileReader>> FileScanner<R> {
                 self.pos = pos;
                 return Ok(true);
             }
-            block = self.reader.next_data_block(b.next_offset())?;
+            block = self
+                .reader
+                .next_data_block_cached(b.next_offset(), self.cache_blocks)?;
             pos = 0;
         }
         self.block = None;
@@ -79,7 +88,9 @@ impl<R: Deref<Target = HFileReader>> FileScanner<R> {
         let Some(entry) = self.reader.locate(key)? else {
             return self.seek_to_first();
         };
-        let block = self.reader.data_block_at(entry.offset)?;
+        let block = self
+            .reader
+            .data_block_cached(entry.offset, self.cache_blocks)?;
         let pos = block
             .cells
             .partition_point(|c| compare_keys(&c.key_ref(), key) == Ordering::Less);

@@ -112,8 +112,10 @@ impl FileCursor {
         reader: Arc<HFileReader>,
         read_point: u64,
         start: &KeyRef<'_>,
+        cache_blocks: bool,
     ) -> Result<FileCursor> {
         let mut scanner = FileScanner::new(reader);
+        scanner.set_cache_blocks(cache_blocks);
         scanner.seek(start)?;
         let mut c = FileCursor {
             scanner,

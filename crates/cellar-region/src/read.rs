@@ -169,6 +169,8 @@ pub struct Scan {
     /// Rows per round trip.
     pub caching: Option<u32>,
     pub reversed: bool,
+    /// Put the blocks this scan reads into the block cache (`setCacheBlocks`).
+    pub cache_blocks: bool,
 }
 
 impl Default for Scan {
@@ -195,7 +197,13 @@ impl Scan {
             max_result_size: None,
             caching: None,
             reversed: false,
+            cache_blocks: true,
         }
+    }
+
+    pub fn cache_blocks(mut self, cache: bool) -> Scan {
+        self.cache_blocks = cache;
+        self
     }
 
     /// `withStartRow(row, inclusive)`.

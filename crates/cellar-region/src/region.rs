@@ -348,7 +348,7 @@ impl Region {
                 }
             };
             let start = KeyRef::first_on_row(&scan.start_row);
-            let cursors = store.cursors(read_point, &start, get_row)?;
+            let cursors = store.cursors(read_point, &start, get_row, scan.cache_blocks)?;
             let heap = if scan.reversed {
                 // Rows at or below the start row; empty = from the last row.
                 let mut bound = scan.start_row.clone();

@@ -338,6 +338,7 @@ impl Store {
         read_point: u64,
         start: &KeyRef<'_>,
         get_row: Option<&[u8]>,
+        cache_blocks: bool,
     ) -> Result<Vec<Box<dyn CellCursor>>> {
         let s = self.read();
         let mut out: Vec<Box<dyn CellCursor>> = Vec::new();
@@ -361,6 +362,7 @@ impl Store {
                 f.reader.clone(),
                 read_point,
                 start,
+                cache_blocks && self.family.block_cache,
             )?));
         }
         Ok(out)

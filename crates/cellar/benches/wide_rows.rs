@@ -215,7 +215,7 @@ fn huge_row() {
     );
     println!("|---|---:|---:|---:|---:|---:|---|");
     let exe = std::env::current_exe().expect("exe");
-    for mode in ["batch", "whole"] {
+    for mode in ["batch", "batch-cached", "whole"] {
         let out = std::process::Command::new(&exe)
             .env(CHILD, format!("{}|{mode}", dir.display()))
             .output()

@@ -237,8 +237,22 @@ impl Filter for Timestamps {
         } else if ts < self.min {
             ReturnCode::NextCol
         } else {
-            ReturnCode::Skip
+            // Seek to the next listed (smaller) timestamp of the column.
+            ReturnCode::SeekNextUsingHint
         }
+    }
+    fn next_cell_hint(&self, cell: &Cell) -> Option<Vec<u8>> {
+        let next = self.set.range(..cell.timestamp()).next_back()?;
+        Some(
+            cellar_types::KeyRef {
+                row: cell.row(),
+                family: cell.family(),
+                qualifier: cell.qualifier(),
+                timestamp: *next,
+                type_code: cellar_types::CellType::Maximum.code(),
+            }
+            .to_vec(),
+        )
     }
 }
 

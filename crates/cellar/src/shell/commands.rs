@@ -615,6 +615,9 @@ fn build_scan(c: &CommandLine) -> Result<Scan, String> {
         if let Some(v) = h.get("FILTER") {
             s = s.filter(filter_of(v)?);
         }
+        if let Some(v) = h.get("CACHE_BLOCKS") {
+            s = s.cache_blocks(v.truthy().ok_or("CACHE_BLOCKS must be true or false")?);
+        }
     }
     Ok(s)
 }
