@@ -27,6 +27,8 @@ pub enum RegionError {
     CellTooLarge { cell: String, size: u64, limit: u64 },
     #[error("Column family {family} does not exist in region {region}")]
     NoSuchColumnFamily { family: String, region: String },
+    #[error("WrongRegionException: Requested row out of range for region {region}: {row}")]
+    WrongRegion { row: String, region: String },
     #[error("Timed out waiting for lock for row: {row} in region {region}")]
     RowLockTimeout { row: String, region: String },
     #[error("Field is not a long, it's {len} bytes wide")]

@@ -68,6 +68,9 @@ pub struct RegionContext {
 /// One region.
 pub struct Region {
     pub(crate) name: String,
+    /// The row range served: `[start_key, end_key)`, empty = unbounded.
+    start_key: Vec<u8>,
+    end_key: Vec<u8>,
     pub(crate) table: TableDescriptor,
     dir: PathBuf,
     pub(crate) ctx: RegionContext,
@@ -98,6 +101,17 @@ impl Region {
         table: TableDescriptor,
         ctx: RegionContext,
     ) -> Result<Region> {
+        Region::open_range(dir, name, table, (Vec::new(), Vec::new()), ctx)
+    }
+
+    /// Opens a region serving the rows `[start, end)` (empty = unbounded).
+    pub fn open_range(
+        dir: &Path,
+        name: &str,
+        table: TableDescriptor,
+        range: (Vec<u8>, Vec<u8>),
+        ctx: RegionContext,
+    ) -> Result<Region> {
         ctx.fs.create_dir_all(dir)?;
         if let Some(parent) = dir.parent() {
             ctx.fs.sync_dir(parent)?;
@@ -123,6 +137,8 @@ impl Region {
         });
         Ok(Region {
             name: name.to_string(),
+            start_key: range.0,
+            end_key: range.1,
             table,
             dir: dir.to_path_buf(),
             ctx,
@@ -141,6 +157,22 @@ impl Region {
 
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// The first row served (empty = from the start).
+    pub fn start_key(&self) -> &[u8] {
+        &self.start_key
+    }
+
+    /// The row after the last served (empty = to the end).
+    pub fn end_key(&self) -> &[u8] {
+        &self.end_key
+    }
+
+    /// HBase's `rowIsInRange`.
+    pub fn contains_row(&self, row: &[u8]) -> bool {
+        (self.start_key.is_empty() || self.start_key.as_slice() <= row)
+            && (self.end_key.is_empty() || row < self.end_key.as_slice())
     }
 
     pub fn table(&self) -> &TableDescriptor {

@@ -111,6 +111,12 @@ impl Region {
         if row.is_empty() {
             return Err(RegionError::InvalidMutation("Row length is 0".into()));
         }
+        if !self.contains_row(row) {
+            return Err(RegionError::WrongRegion {
+                row: to_string_binary(row),
+                region: self.name.clone(),
+            });
+        }
         if row.len() > cellar_types::MAX_ROW_LEN {
             return Err(RegionError::InvalidMutation(format!(
                 "Row length {} is > 32767",
@@ -286,6 +292,36 @@ impl Region {
         }
         let mut cells: Vec<Cell> = Vec::new();
         let mut results: Vec<Cell> = Vec::new();
+        let returns = self.build_cells(row, mutations, now, put_ts, &mut cells, &mut results)?;
+        if !cells.is_empty() {
+            self.write_cells(cells, self.durability_of(mutations), now)?;
+        }
+        drop(guard);
+        self.metrics.write_requests.fetch_add(1, Ordering::Relaxed);
+        self.maybe_flush()?;
+        results.sort_by(cellar_types::compare_cells);
+        Ok((
+            true,
+            RowResult {
+                row: row.to_vec(),
+                cells: if returns { results } else { Vec::new() },
+                exists: None,
+                partial: false,
+            },
+        ))
+    }
+
+    /// The cells `mutations` of `row` write (timestamps stamped, counters and appends
+    /// computed from the row's current state); returns whether results are wanted.
+    fn build_cells(
+        &self,
+        row: &[u8],
+        mutations: &[Mutation],
+        now: i64,
+        put_ts: i64,
+        cells: &mut Vec<Cell>,
+        results: &mut Vec<Cell>,
+    ) -> Result<bool> {
         let mut returns = false;
         for m in mutations {
             match m {
@@ -301,10 +337,10 @@ impl Region {
                         )?);
                     }
                 }
-                Mutation::Delete(d) => self.delete_cells(row, d, now, &mut cells)?,
+                Mutation::Delete(d) => self.delete_cells(row, d, now, cells)?,
                 Mutation::Increment(inc) => {
                     returns |= inc.return_results;
-                    self.increment_cells(row, inc, now, &mut cells, &mut results)?;
+                    self.increment_cells(row, inc, now, cells, results)?;
                 }
                 Mutation::Append(app) => {
                     returns |= app.return_results;
@@ -325,22 +361,63 @@ impl Region {
                 }
             }
         }
+        Ok(returns)
+    }
+
+    /// Applies mutations of several rows of this region atomically: one WAL edit, one
+    /// sequence id, rows locked in sorted order (HBase's MultiRowMutationEndpoint). Every
+    /// row must be in the region: the first row outside fails with WrongRegion when it is
+    /// the first row checked, otherwise with "Requested row out of range"; nothing is
+    /// applied.
+    pub fn mutate_rows(&self, mutations: &[Mutation]) -> Result<()> {
+        self.check_open()?;
+        if mutations.is_empty() {
+            return Err(RegionError::InvalidMutation("No mutations".into()));
+        }
+        for (i, m) in mutations.iter().enumerate() {
+            if !self.contains_row(m.row()) {
+                return Err(if i == 0 {
+                    RegionError::WrongRegion {
+                        row: to_string_binary(m.row()),
+                        region: self.name.clone(),
+                    }
+                } else {
+                    RegionError::InvalidMutation(format!(
+                        "Requested row out of range '{}'",
+                        to_string_binary(m.row())
+                    ))
+                });
+            }
+            self.validate(m.row(), std::slice::from_ref(m))?;
+        }
+        self.check_resources()?;
+        let rows: Vec<&[u8]> = mutations.iter().map(|m| m.row()).collect();
+        let guard = self
+            .locks
+            .lock_rows(&rows, self.ctx.config.row_lock_wait())
+            .map_err(|r| RegionError::RowLockTimeout {
+                row: to_string_binary(&r),
+                region: self.name.clone(),
+            })?;
+        let now = self.ctx.clock.now_millis();
+        let mut cells = Vec::new();
+        let mut results = Vec::new();
+        for m in mutations {
+            self.build_cells(
+                m.row(),
+                std::slice::from_ref(m),
+                now,
+                now,
+                &mut cells,
+                &mut results,
+            )?;
+        }
         if !cells.is_empty() {
             self.write_cells(cells, self.durability_of(mutations), now)?;
         }
         drop(guard);
         self.metrics.write_requests.fetch_add(1, Ordering::Relaxed);
-        self.maybe_flush()?;
-        results.sort_by(cellar_types::compare_cells);
-        Ok((
-            true,
-            RowResult {
-                row: row.to_vec(),
-                cells: if returns { results } else { Vec::new() },
-                exists: None,
-                partial: false,
-            },
-        ))
+        self.maybe_flush()
     }
 
     fn delete_cells(&self, row: &[u8], d: &Delete, now: i64, out: &mut Vec<Cell>) -> Result<()> {

@@ -306,10 +306,9 @@ fn a_corrupt_store_file_is_a_clear_error_not_garbage() {
     fs.flip_byte(&store_file, 500, 0x01).unwrap();
     let err = match db.table("t").unwrap().scan(&Scan::new()) {
         Err(e) => e,
-        Ok(mut rows) => DbError::from(
-            rows.find_map(|r| r.err())
-                .expect("a corrupt block must not read back"),
-        ),
+        Ok(mut rows) => rows
+            .find_map(|r| r.err())
+            .expect("a corrupt block must not read back"),
     };
     assert!(err.to_string().to_lowercase().contains("checksum"), "{err}");
 }

@@ -158,3 +158,31 @@ fn scan_and_get_options_as_hbase_writes_them() {
     );
     assert!(out.contains("ERROR: Incorrect filter string"), "{out}");
 }
+
+#[test]
+fn pre_split_tables_and_list_regions() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (out, code) = run(
+        &tmp.path().join("db"),
+        concat!(
+            "create 't', 'f', SPLITS => ['b', 'm']\n",
+            "create 'h', 'f', {NUMREGIONS => 4, SPLITALGO => 'HexStringSplit'}\n",
+            "put 't', 'a', 'f:q', '1'\n",
+            "put 't', 'n', 'f:q', '2'\n",
+            "list_regions 't'\n",
+            "list_regions 'h'\n",
+            "scan 't', {REVERSED => true}\n",
+            "status\n",
+        ),
+    );
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains(" 3 rows") && out.contains(" 4 rows"), "{out}");
+    assert!(
+        out.contains("| t,b,") && out.contains("| h,c0000000,"),
+        "{out}"
+    );
+    let n = out.find(" n  ").unwrap();
+    let a = out.rfind(" a  ").unwrap();
+    assert!(n < a, "reversed across regions: {out}");
+    assert!(out.contains("7.0000 average load"), "{out}");
+}

@@ -10,6 +10,7 @@
 //! <root>/data/default/<table>/<region>/<family>/<file> store files (HFile v3)
 //! ```
 
+pub mod catalog;
 mod error;
 mod table;
 
@@ -23,10 +24,12 @@ use std::time::Duration;
 use cellar_hfile::BlockCache;
 use cellar_io::{Clock, FileSystem, LocalFs, SystemClock};
 use cellar_region::{Config, Maintenance, Region, RegionContext, TableDescriptor};
+
+use catalog::RegionInfo;
 use cellar_wal::{Wal, WalEdit, WalOptions};
 
 pub use error::{DbError, Result};
-pub use table::Table;
+pub use table::{Table, TableScanner};
 
 /// How a database is opened.
 #[derive(Clone)]
@@ -71,11 +74,28 @@ impl Options {
     }
 }
 
+/// A region of a table: its catalog entry and, while the table is enabled, the open region.
+pub(crate) struct Slot {
+    pub(crate) info: RegionInfo,
+    pub(crate) region: Option<Arc<Region>>,
+}
+
 struct TableEntry {
     desc: TableDescriptor,
     enabled: bool,
-    region_name: String,
-    region: Option<Arc<Region>>,
+    /// In start-key order.
+    regions: Vec<Slot>,
+}
+
+/// What `list_regions` reports of a region.
+#[derive(Debug, Clone)]
+pub struct RegionStats {
+    pub info: RegionInfo,
+    pub store_files: usize,
+    pub store_files_size: u64,
+    pub memstore_size: u64,
+    pub read_requests: u64,
+    pub write_requests: u64,
 }
 
 pub(crate) struct Inner {
@@ -87,6 +107,8 @@ pub(crate) struct Inner {
     cache: Arc<BlockCache>,
     tables: RwLock<BTreeMap<String, TableEntry>>,
     maintenance: Option<Sender<Maintenance>>,
+    /// The catalog table's one region.
+    meta: Arc<Region>,
 }
 
 /// An open database.
@@ -104,16 +126,11 @@ fn table_dir(root: &Path, table: &str) -> PathBuf {
     root.join("data").join(NAMESPACE).join(table)
 }
 
-fn new_region_name(table: &str, now: i64) -> String {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in table.bytes().chain(now.to_be_bytes()) {
-        h = (h ^ b as u64).wrapping_mul(0x100_0000_01b3);
-    }
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos() as u64)
-        .unwrap_or(0);
-    format!("{:016x}{:016x}", h, nanos ^ h.rotate_left(17))
+fn meta_dir(root: &Path) -> PathBuf {
+    root.join("data")
+        .join(catalog::META_NAMESPACE)
+        .join(catalog::META_TABLE)
+        .join(catalog::META_REGION)
 }
 
 /// Writes `data` to `path` atomically and durably (temporary file, fsync, rename, fsync dir).
@@ -172,15 +189,37 @@ impl Database {
             },
         )?;
         let (tx, rx) = channel();
+        let wal = Arc::new(wal);
+        let cache = Arc::new(BlockCache::new(config.block_cache_bytes()));
+        let maintenance = opts.background.then_some(tx);
+        let meta_ctx = RegionContext {
+            fs: fs.clone(),
+            clock: opts.clock.clone(),
+            config: config.clone(),
+            wal: wal.clone(),
+            cache: Some(cache.clone()),
+            maintenance: maintenance.clone(),
+        };
+        let meta = Region::open(
+            &meta_dir(&root),
+            catalog::META_REGION,
+            catalog::meta_descriptor(),
+            meta_ctx,
+        )?;
+        for e in edits.iter().filter(|e| e.region == catalog::META_REGION) {
+            meta.replay(e)?;
+        }
+        edits.retain(|e| e.region != catalog::META_REGION);
         let inner = Arc::new(Inner {
             root: root.clone(),
             fs: fs.clone(),
             clock: opts.clock.clone(),
             config: config.clone(),
-            wal: Arc::new(wal),
-            cache: Arc::new(BlockCache::new(config.block_cache_bytes())),
+            wal,
+            cache,
             tables: RwLock::new(BTreeMap::new()),
-            maintenance: opts.background.then_some(tx),
+            maintenance,
+            meta: Arc::new(meta),
         });
         inner.load_tables(edits)?;
         let worker = if opts.background {
@@ -224,35 +263,90 @@ impl Database {
         &self.inner.wal
     }
 
-    /// Creates a table.
-    pub fn create_table(&self, mut desc: TableDescriptor) -> Result<()> {
+    /// Creates a table of one region.
+    pub fn create_table(&self, desc: TableDescriptor) -> Result<()> {
+        self.create_table_split(desc, Vec::new())
+    }
+
+    /// Creates a table pre-split at `split_keys` (N keys make N+1 regions).
+    pub fn create_table_split(
+        &self,
+        mut desc: TableDescriptor,
+        split_keys: Vec<Vec<u8>>,
+    ) -> Result<()> {
         for f in &mut desc.families {
             if f.versions == 1 && self.inner.config.column_max_version != 1 {
                 f.versions = self.inner.config.column_max_version;
             }
         }
         desc.validate()?;
+        let keys = catalog::check_splits(split_keys)
+            .map_err(|m| DbError::Region(cellar_region::RegionError::InvalidMutation(m)))?;
         let mut tables = lock_mut(&self.inner.tables);
         if tables.contains_key(&desc.name) {
             return Err(DbError::TableExists(desc.name));
         }
-        let region_name = new_region_name(&desc.name, self.inner.clock.now_millis());
+        let id = self.inner.clock.now_millis();
+        let mut bounds = vec![Vec::new()];
+        bounds.extend(keys);
+        let mut infos = Vec::new();
+        for (i, start) in bounds.iter().enumerate() {
+            let end = bounds.get(i + 1).cloned().unwrap_or_default();
+            infos.push(RegionInfo::new(&desc.name, start.clone(), end, id));
+        }
         self.inner.write_desc(&desc)?;
-        self.inner.write_state(&desc.name, true, &region_name)?;
+        catalog::put_regions(&self.inner.meta, &infos)?;
+        self.inner.write_state(&desc.name, true)?;
         self.inner
             .fs
             .sync_dir(&self.inner.root.join("data").join(NAMESPACE))?;
-        let region = self.inner.open_region(&desc, &region_name)?;
+        let mut regions = Vec::new();
+        for info in infos {
+            let region = self.inner.open_region(&desc, &info)?;
+            regions.push(Slot {
+                info,
+                region: Some(region),
+            });
+        }
         tables.insert(
             desc.name.clone(),
             TableEntry {
                 desc,
                 enabled: true,
-                region_name,
-                region: Some(region),
+                regions,
             },
         );
         Ok(())
+    }
+
+    /// The regions of a table with their statistics.
+    pub fn list_regions(&self, name: &str) -> Result<Vec<RegionStats>> {
+        let tables = lock(&self.inner.tables);
+        let t = tables
+            .get(name)
+            .ok_or_else(|| DbError::TableNotFound(name.to_string()))?;
+        Ok(t.regions
+            .iter()
+            .map(|slot| {
+                let mut st = RegionStats {
+                    info: slot.info.clone(),
+                    store_files: 0,
+                    store_files_size: 0,
+                    memstore_size: 0,
+                    read_requests: 0,
+                    write_requests: 0,
+                };
+                if let Some(r) = &slot.region {
+                    let relaxed = std::sync::atomic::Ordering::Relaxed;
+                    st.store_files = r.store_file_count();
+                    st.store_files_size = r.store_files_size();
+                    st.memstore_size = r.memstore_size();
+                    st.read_requests = r.metrics.read_requests.load(relaxed);
+                    st.write_requests = r.metrics.write_requests.load(relaxed);
+                }
+                st
+            })
+            .collect())
     }
 
     /// Table names, sorted.
@@ -279,7 +373,7 @@ impl Database {
 
     /// An enabled table.
     pub fn table(&self, name: &str) -> Result<Table> {
-        self.inner.region_of(name)?;
+        self.inner.regions_of(name)?;
         Ok(Table {
             name: name.to_string(),
             db: self.inner.clone(),
@@ -301,23 +395,29 @@ impl Database {
         change(&mut desc)?;
         desc.name = name.to_string();
         desc.validate()?;
-        if let Some(r) = t.region.take() {
-            if let Err(e) = r.close() {
-                t.region = Some(r);
-                return Err(e.into());
+        for slot in &mut t.regions {
+            if let Some(r) = slot.region.take() {
+                if let Err(e) = r.close() {
+                    slot.region = Some(r);
+                    return Err(e.into());
+                }
             }
         }
-        let region_dir = table_dir(&self.inner.root, name).join(&t.region_name);
-        for old in &t.desc.families {
-            if desc.family(&old.name).is_none() {
-                let dir = region_dir.join(String::from_utf8_lossy(&old.name).as_ref());
-                remove_tree(self.inner.fs.as_ref(), &dir)?;
+        for slot in &t.regions {
+            let region_dir = table_dir(&self.inner.root, name).join(&slot.info.encoded);
+            for old in &t.desc.families {
+                if desc.family(&old.name).is_none() {
+                    let dir = region_dir.join(String::from_utf8_lossy(&old.name).as_ref());
+                    remove_tree(self.inner.fs.as_ref(), &dir)?;
+                }
             }
         }
         self.inner.write_desc(&desc)?;
         t.desc = desc;
         if t.enabled {
-            t.region = Some(self.inner.open_region(&t.desc, &t.region_name)?);
+            for slot in &mut t.regions {
+                slot.region = Some(self.inner.open_region(&t.desc, &slot.info)?);
+            }
         }
         Ok(())
     }
@@ -331,10 +431,12 @@ impl Database {
         if !t.enabled {
             return Err(DbError::TableNotEnabled(name.to_string()));
         }
-        if let Some(r) = t.region.take() {
-            r.close()?;
+        for slot in &mut t.regions {
+            if let Some(r) = slot.region.take() {
+                r.close()?;
+            }
         }
-        self.inner.write_state(name, false, &t.region_name)?;
+        self.inner.write_state(name, false)?;
         t.enabled = false;
         Ok(())
     }
@@ -347,8 +449,10 @@ impl Database {
         if t.enabled {
             return Err(DbError::TableNotDisabled(name.to_string()));
         }
-        t.region = Some(self.inner.open_region(&t.desc, &t.region_name)?);
-        self.inner.write_state(name, true, &t.region_name)?;
+        for slot in &mut t.regions {
+            slot.region = Some(self.inner.open_region(&t.desc, &slot.info)?);
+        }
+        self.inner.write_state(name, true)?;
         t.enabled = true;
         Ok(())
     }
@@ -362,12 +466,15 @@ impl Database {
         if t.enabled {
             return Err(DbError::TableNotDisabled(name.to_string()));
         }
-        let region_name = t.region_name.clone();
+        let infos: Vec<RegionInfo> = t.regions.iter().map(|s| s.info.clone()).collect();
+        catalog::delete_regions(&self.inner.meta, &infos)?;
         remove_tree(self.inner.fs.as_ref(), &table_dir(&self.inner.root, name))?;
         self.inner
             .fs
             .sync_dir(&self.inner.root.join("data").join(NAMESPACE))?;
-        self.inner.wal.forget_region(&region_name)?;
+        for info in &infos {
+            self.inner.wal.forget_region(&info.encoded)?;
+        }
         tables.remove(name);
         Ok(())
     }
@@ -384,13 +491,22 @@ impl Database {
 
     /// Flushes a table's MemStores.
     pub fn flush(&self, name: &str) -> Result<()> {
-        self.inner.region_of(name)?.flush()?;
+        for r in self.inner.regions_of(name)? {
+            r.flush()?;
+        }
         Ok(())
     }
 
     /// Compacts a table (`major`: every file, dropping deleted and expired cells).
     pub fn compact(&self, name: &str, major: bool) -> Result<cellar_region::CompactionOutcome> {
-        Ok(self.inner.region_of(name)?.compact(major)?)
+        let mut out = cellar_region::CompactionOutcome::default();
+        for r in self.inner.regions_of(name)? {
+            let o = r.compact(major)?;
+            out.stores.extend(o.stores);
+            out.cells_kept += o.cells_kept;
+            out.cells_dropped += o.cells_dropped;
+        }
+        Ok(out)
     }
 
     /// Flushes every table and closes the log.
@@ -402,10 +518,8 @@ impl Database {
         if std::mem::replace(&mut self.closed, true) {
             return Ok(());
         }
-        let regions: Vec<Arc<Region>> = lock(&self.inner.tables)
-            .values()
-            .filter_map(|t| t.region.clone())
-            .collect();
+        let mut regions: Vec<Arc<Region>> = self.inner.all_regions();
+        regions.push(self.inner.meta.clone());
         let mut first_err = None;
         for r in regions {
             if let Err(e) = r.close() {
@@ -485,12 +599,13 @@ impl Inner {
         }
     }
 
-    fn open_region(&self, desc: &TableDescriptor, region_name: &str) -> Result<Arc<Region>> {
-        let dir = table_dir(&self.root, &desc.name).join(region_name);
-        Ok(Arc::new(Region::open(
+    fn open_region(&self, desc: &TableDescriptor, info: &RegionInfo) -> Result<Arc<Region>> {
+        let dir = table_dir(&self.root, &desc.name).join(&info.encoded);
+        Ok(Arc::new(Region::open_range(
             &dir,
-            region_name,
+            &info.encoded,
             desc.clone(),
+            (info.start.clone(), info.end.clone()),
             self.context(),
         )?))
     }
@@ -500,12 +615,11 @@ impl Inner {
         write_atomic(self.fs.as_ref(), &path, desc.to_toml().as_bytes())
     }
 
-    fn write_state(&self, table: &str, enabled: bool, region: &str) -> Result<()> {
+    fn write_state(&self, table: &str, enabled: bool) -> Result<()> {
         let path = table_dir(&self.root, table).join(".tablestate");
         let text = format!(
-            "state = \"{}\"\nregion = \"{}\"\n",
-            if enabled { "ENABLED" } else { "DISABLED" },
-            region
+            "state = \"{}\"\n",
+            if enabled { "ENABLED" } else { "DISABLED" }
         );
         write_atomic(self.fs.as_ref(), &path, text.as_bytes())
     }
@@ -536,36 +650,47 @@ impl Inner {
                         reason: e.to_string(),
                     })?;
             let enabled = state.get("state").and_then(|v| v.as_str()) == Some("ENABLED");
-            let region_name = state
-                .get("region")
-                .and_then(|v| v.as_str())
-                .ok_or_else(|| DbError::Open {
-                    path: state_path.clone(),
-                    reason: "no region".into(),
-                })?
-                .to_string();
-            let pending = by_region.remove(&region_name).unwrap_or_default();
-            let region = if enabled || !pending.is_empty() {
-                let region = self.open_region(&desc, &region_name)?;
-                for e in &pending {
-                    region.replay(e)?;
-                }
-                if enabled {
-                    Some(region)
+            let mut infos = catalog::regions_of(&self.meta, &desc.name)?;
+            if infos.is_empty() {
+                // A table written before the catalog kept its one region in .tablestate.
+                let Some(old) = state.get("region").and_then(|v| v.as_str()) else {
+                    continue;
+                };
+                let info = RegionInfo {
+                    table: desc.name.clone(),
+                    start: Vec::new(),
+                    end: Vec::new(),
+                    id: 0,
+                    encoded: old.to_string(),
+                };
+                catalog::put_regions(&self.meta, std::slice::from_ref(&info))?;
+                infos.push(info);
+            }
+            let mut regions = Vec::new();
+            for info in infos {
+                let pending = by_region.remove(&info.encoded).unwrap_or_default();
+                let region = if enabled || !pending.is_empty() {
+                    let region = self.open_region(&desc, &info)?;
+                    for e in &pending {
+                        region.replay(e)?;
+                    }
+                    if enabled {
+                        Some(region)
+                    } else {
+                        region.close()?;
+                        None
+                    }
                 } else {
-                    region.close()?;
                     None
-                }
-            } else {
-                None
-            };
+                };
+                regions.push(Slot { info, region });
+            }
             tables.insert(
                 desc.name.clone(),
                 TableEntry {
                     desc,
                     enabled,
-                    region_name,
-                    region,
+                    regions,
                 },
             );
         }
@@ -576,29 +701,60 @@ impl Inner {
         Ok(())
     }
 
-    /// The region of an enabled table.
-    pub(crate) fn region_of(&self, table: &str) -> Result<Arc<Region>> {
+    /// The open regions of an enabled table, in start-key order.
+    pub(crate) fn regions_of(&self, table: &str) -> Result<Vec<Arc<Region>>> {
         let tables = lock(&self.tables);
         let t = tables
             .get(table)
             .ok_or_else(|| DbError::TableNotFound(table.to_string()))?;
-        match &t.region {
-            Some(r) if t.enabled => Ok(r.clone()),
-            _ => Err(DbError::TableNotEnabled(table.to_string())),
+        if !t.enabled {
+            return Err(DbError::TableNotEnabled(table.to_string()));
         }
+        t.regions
+            .iter()
+            .map(|s| {
+                s.region
+                    .clone()
+                    .ok_or_else(|| DbError::TableNotEnabled(table.to_string()))
+            })
+            .collect()
+    }
+
+    /// The open region of an enabled table serving `row`.
+    pub(crate) fn region_for(&self, table: &str, row: &[u8]) -> Result<Arc<Region>> {
+        let tables = lock(&self.tables);
+        let t = tables
+            .get(table)
+            .ok_or_else(|| DbError::TableNotFound(table.to_string()))?;
+        if !t.enabled {
+            return Err(DbError::TableNotEnabled(table.to_string()));
+        }
+        let i = t
+            .regions
+            .partition_point(|s| s.info.start.as_slice() <= row)
+            .saturating_sub(1);
+        t.regions
+            .get(i)
+            .and_then(|s| s.region.clone())
+            .ok_or_else(|| DbError::TableNotEnabled(table.to_string()))
     }
 
     fn region_named(&self, name: &str) -> Option<Arc<Region>> {
+        if name == catalog::META_REGION {
+            return Some(self.meta.clone());
+        }
         lock(&self.tables)
             .values()
-            .filter(|t| t.region_name == name)
-            .find_map(|t| t.region.clone())
+            .flat_map(|t| t.regions.iter())
+            .filter(|s| s.info.encoded == name)
+            .find_map(|s| s.region.clone())
     }
 
     fn all_regions(&self) -> Vec<Arc<Region>> {
         lock(&self.tables)
             .values()
-            .filter_map(|t| t.region.clone())
+            .flat_map(|t| t.regions.iter())
+            .filter_map(|s| s.region.clone())
             .collect()
     }
 }

@@ -1,6 +1,7 @@
-//! A handle on one table of an embedded database: reads and writes routed to its region.
-//! Writes refused with RegionTooBusy are retried with backoff for a while, as HBase's
-//! client does, before the error is returned.
+//! A handle on one table of an embedded database: every call finds the region serving
+//! its row (so a handle stays valid across alter, and reports TableNotEnabled while the
+//! table is disabled), writes refused with RegionTooBusy are retried with backoff for a
+//! while as HBase's client does, and scans run region after region in either direction.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -16,8 +17,7 @@ use super::Inner;
 /// How long a write keeps retrying while its region is too busy.
 const BUSY_RETRY_FOR: Duration = Duration::from_secs(60);
 
-/// An open table. Each call finds the table's current region, so a handle stays valid
-/// across `alter`, and reports TableNotEnabled while the table is disabled.
+/// An open table.
 #[derive(Clone)]
 pub struct Table {
     pub(crate) name: String,
@@ -29,18 +29,23 @@ impl Table {
         &self.name
     }
 
-    /// The region serving the table.
-    pub fn region(&self) -> Result<Arc<Region>> {
-        self.db.region_of(&self.name)
+    /// The region serving `row`.
+    pub fn region_for(&self, row: &[u8]) -> Result<Arc<Region>> {
+        self.db.region_for(&self.name, row)
     }
 
-    /// Runs `op` on the current region, retrying while it is too busy or was just
+    /// Every region, in start-key order.
+    pub fn regions(&self) -> Result<Vec<Arc<Region>>> {
+        self.db.regions_of(&self.name)
+    }
+
+    /// Runs `op` on the region serving `row`, retrying while it is too busy or was just
     /// reopened (alter).
-    fn write<T>(&self, op: impl Fn(&Region) -> cellar_region::Result<T>) -> Result<T> {
+    fn write<T>(&self, row: &[u8], op: impl Fn(&Region) -> cellar_region::Result<T>) -> Result<T> {
         let start = Instant::now();
         let mut pause = Duration::from_millis(10);
         loop {
-            let region = self.region()?;
+            let region = self.region_for(row)?;
             match op(&region) {
                 Err(RegionError::RegionTooBusy { .. } | RegionError::Closed(_))
                     if start.elapsed() < BUSY_RETRY_FOR =>
@@ -54,23 +59,27 @@ impl Table {
     }
 
     pub fn put(&self, put: Put) -> Result<()> {
-        self.write(|r| r.put(put.clone()))
+        let row = put.row.clone();
+        self.write(&row, |r| r.put(put.clone()))
     }
 
     pub fn delete(&self, delete: Delete) -> Result<()> {
-        self.write(|r| r.delete(delete.clone()))
+        let row = delete.row.clone();
+        self.write(&row, |r| r.delete(delete.clone()))
     }
 
     pub fn increment(&self, inc: Increment) -> Result<RowResult> {
-        self.write(|r| r.increment(inc.clone()))
+        let row = inc.row.clone();
+        self.write(&row, |r| r.increment(inc.clone()))
     }
 
     pub fn append(&self, app: Append) -> Result<RowResult> {
-        self.write(|r| r.append(app.clone()))
+        let row = app.row.clone();
+        self.write(&row, |r| r.append(app.clone()))
     }
 
     pub fn mutate_row(&self, row: &[u8], mutations: &[Mutation]) -> Result<RowResult> {
-        self.write(|r| r.mutate_row(row, mutations))
+        self.write(row, |r| r.mutate_row(row, mutations))
     }
 
     pub fn check_and_mutate(
@@ -79,24 +88,125 @@ impl Table {
         condition: &Condition,
         mutations: &[Mutation],
     ) -> Result<(bool, RowResult)> {
-        self.write(|r| r.check_and_mutate(row, condition, mutations))
+        self.write(row, |r| r.check_and_mutate(row, condition, mutations))
+    }
+
+    /// Mutations of several rows applied atomically, when every row is in one region
+    /// (HBase's MultiRowMutationEndpoint): otherwise the request fails naming the first
+    /// row outside the first row's region, and nothing changes.
+    pub fn mutate_rows(&self, mutations: &[Mutation]) -> Result<()> {
+        let Some(first) = mutations.first() else {
+            return Ok(());
+        };
+        let row = first.row().to_vec();
+        self.write(&row, |r| r.mutate_rows(mutations))
     }
 
     /// Each mutation on its own: one result per mutation.
     pub fn batch(&self, mutations: &[Mutation]) -> Vec<Result<RowResult>> {
         mutations
             .iter()
-            .map(|m| self.write(|r| r.mutate_row(m.row(), std::slice::from_ref(m))))
+            .map(|m| self.write(m.row(), |r| r.mutate_row(m.row(), std::slice::from_ref(m))))
             .collect()
     }
 
     pub fn get(&self, get: &Get) -> Result<RowResult> {
-        Ok(self.region()?.get(get)?)
+        Ok(self.region_for(&get.row)?.get(get)?)
     }
 
-    /// A scan as HBase's client runs it (round trips, batch and partial-result
-    /// stitching).
-    pub fn scan(&self, scan: &Scan) -> Result<ClientScanner> {
-        Ok(self.region()?.client_scanner(scan)?)
+    /// A scan as HBase's client runs it, across regions (round trips, batch and
+    /// partial-result stitching).
+    pub fn scan(&self, scan: &Scan) -> Result<TableScanner> {
+        let mut regions: Vec<Arc<Region>> = self
+            .regions()?
+            .into_iter()
+            .filter(|r| overlaps(r, scan))
+            .collect();
+        if scan.reversed {
+            regions.reverse();
+        }
+        Ok(TableScanner {
+            regions,
+            next: 0,
+            current: None,
+            scan: scan.clone(),
+            rows: 0,
+            done: false,
+        })
+    }
+}
+
+/// Whether a region's range meets a scan's.
+fn overlaps(r: &Region, scan: &Scan) -> bool {
+    let (lo, hi) = if scan.reversed {
+        (&scan.stop_row, &scan.start_row)
+    } else {
+        (&scan.start_row, &scan.stop_row)
+    };
+    let below_end = r.end_key().is_empty() || lo.is_empty() || lo.as_slice() < r.end_key();
+    let above_start = hi.is_empty() || r.start_key() <= hi.as_slice();
+    below_end && above_start
+}
+
+/// Results of a scan over a table's regions, in the scan's direction.
+pub struct TableScanner {
+    regions: Vec<Arc<Region>>,
+    next: usize,
+    current: Option<ClientScanner>,
+    scan: Scan,
+    rows: u64,
+    done: bool,
+}
+
+impl TableScanner {
+    fn next_result(&mut self) -> Result<Option<RowResult>> {
+        loop {
+            if self.done {
+                return Ok(None);
+            }
+            if self.scan.limit.is_some_and(|l| self.rows >= l) {
+                self.done = true;
+                return Ok(None);
+            }
+            if self.current.is_none() {
+                let Some(region) = self.regions.get(self.next) else {
+                    self.done = true;
+                    return Ok(None);
+                };
+                self.next += 1;
+                let mut s = self.scan.clone();
+                if let Some(l) = s.limit {
+                    s.limit = Some(l - self.rows);
+                }
+                self.current = Some(region.client_scanner(&s)?);
+            }
+            let Some(scanner) = self.current.as_mut() else {
+                continue;
+            };
+            match scanner.next_result()? {
+                Some(r) => {
+                    if !r.partial {
+                        self.rows += 1;
+                    }
+                    return Ok(Some(r));
+                }
+                None => self.current = None,
+            }
+        }
+    }
+}
+
+impl Iterator for TableScanner {
+    type Item = Result<RowResult>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        match self.next_result() {
+            Ok(Some(r)) => Some(Ok(r)),
+            Ok(None) => None,
+            Err(e) => {
+                self.done = true;
+                Some(Err(e))
+            }
+        }
     }
 }

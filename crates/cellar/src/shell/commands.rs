@@ -139,6 +139,7 @@ pub fn run(db: &Database, c: &CommandLine, out: &mut String) -> CmdResult {
         "scan" => scan(db, c, out),
         "count" => count(db, c, out),
         "flush" => db.flush(&table_name(c)?).map(|_| None).map_err(db_err),
+        "list_regions" => list_regions(db, c, out),
         "compact" => db
             .compact(&table_name(c)?, false)
             .map(|_| None)
@@ -162,7 +163,7 @@ COMMAND GROUPS:\n\
   Group name: dml\n\
   Commands: append, count, delete, deleteall, get, get_counter, incr, put, scan\n\n\
   Group name: tools\n\
-  Commands: compact, flush, major_compact\n\n\
+  Commands: compact, flush, list_regions, major_compact\n\n\
 Examples:\n\
   create 't', {NAME => 'd', VERSIONS => 3, DATA_BLOCK_ENCODING => 'FAST_DIFF'}\n\
   put 't', 'r1', 'd:q', 'value'\n\
@@ -177,7 +178,7 @@ fn status(db: &Database, _c: &CommandLine, out: &mut String) -> CmdResult {
     let mut regions = 0;
     for t in &tables {
         if db.is_enabled(t).unwrap_or(false) {
-            regions += 1;
+            regions += db.list_regions(t).map(|r| r.len()).unwrap_or(0);
         }
     }
     let _ = writeln!(
@@ -275,6 +276,7 @@ fn table_attrs_from_hash(h: &Value, t: &mut TableDescriptor) -> Result<(), Strin
 fn create(db: &Database, c: &CommandLine, out: &mut String) -> CmdResult {
     let name = table_name(c)?;
     let mut desc = TableDescriptor::new(name.clone());
+    let mut splits: Vec<Vec<u8>> = Vec::new();
     for a in &c.args[1..] {
         match a {
             Value::Str(_) | Value::Const(_) => {
@@ -284,9 +286,22 @@ fn create(db: &Database, c: &CommandLine, out: &mut String) -> CmdResult {
             Value::Hash(_) => {
                 let mut allowed = FAMILY_KEYS.to_vec();
                 allowed.extend_from_slice(TABLE_KEYS);
-                allowed.push("CONFIGURATION");
+                allowed.extend_from_slice(&["CONFIGURATION", "SPLITS", "NUMREGIONS", "SPLITALGO"]);
                 check_keys(a, &allowed, "create")?;
                 table_attrs_from_hash(a, &mut desc)?;
+                if let Some(v) = a.get("SPLITS") {
+                    splits = columns_of(v)?;
+                }
+                if let Some(n) = a.get("NUMREGIONS") {
+                    let algo = a
+                        .get("SPLITALGO")
+                        .and_then(|v| v.text())
+                        .ok_or("NUMREGIONS needs SPLITALGO")?;
+                    splits = crate::database::catalog::split_keys(
+                        &algo,
+                        int(n, "NUMREGIONS")?.max(0) as u64,
+                    )?;
+                }
                 if let Some(n) = a.get("NAME") {
                     let mut f = FamilyDescriptor::new(bytes(n, "NAME")?);
                     family_from_hash(a, &mut f)?;
@@ -296,7 +311,7 @@ fn create(db: &Database, c: &CommandLine, out: &mut String) -> CmdResult {
             other => return Err(format!("unexpected argument {other}")),
         }
     }
-    db.create_table(desc).map_err(db_err)?;
+    db.create_table_split(desc, splits).map_err(db_err)?;
     let _ = writeln!(out, "Created table {name}");
     Ok(Some(format!("Hbase::Table - {name}")))
 }
@@ -361,6 +376,31 @@ fn describe(db: &Database, c: &CommandLine, out: &mut String) -> CmdResult {
     out.push_str(&desc.describe(enabled));
     out.push('\n');
     let _ = write!(out, "{}", format::rows(desc.families.len() as u64));
+    Ok(None)
+}
+
+fn list_regions(db: &Database, c: &CommandLine, out: &mut String) -> CmdResult {
+    let name = table_name(c)?;
+    let regions = db.list_regions(&name).map_err(db_err)?;
+    let _ = writeln!(
+        out,
+        "{:>12} | {:<60} | {:>12} | {:>12} | {:>8} | {:>8} | {:>8} |",
+        "SERVER_NAME", "REGION_NAME", "START_KEY", "END_KEY", "SIZE", "REQ", "FILES"
+    );
+    for r in &regions {
+        let _ = writeln!(
+            out,
+            "{:>12} | {:<60} | {:>12} | {:>12} | {:>8} | {:>8} | {:>8} |",
+            "localhost",
+            r.info.region_name(),
+            to_string_binary(&r.info.start),
+            to_string_binary(&r.info.end),
+            (r.store_files_size + r.memstore_size) >> 20,
+            r.read_requests + r.write_requests,
+            r.store_files
+        );
+    }
+    let _ = writeln!(out, " {} rows", regions.len());
     Ok(None)
 }
 

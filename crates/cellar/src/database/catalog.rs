@@ -1,0 +1,278 @@
+//! The catalog: `cellar:meta`, itself a Cellar table (one region, family `info`), with a
+//! row per region — `<table> 0x00 <start key>` — holding the region's range, id and
+//! directory name. A table's regions are one prefix scan of it, in start-key order;
+//! changes to several of them are one atomic multi-row mutation.
+
+use std::fmt::Write as _;
+
+use cellar_region::{Delete, FamilyDescriptor, Mutation, Put, Region, Scan, TableDescriptor};
+use cellar_types::to_string_binary;
+
+use super::error::{DbError, Result};
+
+/// The catalog table's name and its region's directory name (HBase's meta encoded name).
+pub const META_TABLE: &str = "meta";
+pub const META_NAMESPACE: &str = "cellar";
+pub const META_REGION: &str = "1588230740";
+const FAMILY: &[u8] = b"info";
+const QUALIFIER: &[u8] = b"regioninfo";
+
+/// The catalog's descriptor.
+pub fn meta_descriptor() -> TableDescriptor {
+    let mut f = FamilyDescriptor::new(FAMILY);
+    f.versions = 3;
+    f.in_memory = true;
+    TableDescriptor::new(META_TABLE).with_family(f)
+}
+
+/// One region of a table.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RegionInfo {
+    pub table: String,
+    pub start: Vec<u8>,
+    pub end: Vec<u8>,
+    /// Creation time (ms), HBase's region id.
+    pub id: i64,
+    /// The region's directory (and WAL) name.
+    pub encoded: String,
+}
+
+fn hex(b: &[u8]) -> String {
+    b.iter().fold(String::new(), |mut s, x| {
+        let _ = write!(s, "{x:02x}");
+        s
+    })
+}
+
+fn unhex(s: &str) -> Option<Vec<u8>> {
+    if !s.len().is_multiple_of(2) {
+        return None;
+    }
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(s.get(i..i + 2)?, 16).ok())
+        .collect()
+}
+
+impl RegionInfo {
+    /// A new region of `table` for `[start, end)`.
+    pub fn new(table: &str, start: Vec<u8>, end: Vec<u8>, id: i64) -> RegionInfo {
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        for b in table
+            .bytes()
+            .chain(start.iter().copied())
+            .chain(id.to_be_bytes())
+        {
+            h = (h ^ b as u64).wrapping_mul(0x100_0000_01b3);
+        }
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos() as u64)
+            .unwrap_or(0);
+        RegionInfo {
+            table: table.to_string(),
+            start,
+            end,
+            id,
+            encoded: format!("{:016x}{:016x}", h, nanos ^ h.rotate_left(29)),
+        }
+    }
+
+    /// HBase's region name: `table,startkey,id.encoded.`
+    pub fn region_name(&self) -> String {
+        format!(
+            "{},{},{}.{}.",
+            self.table,
+            to_string_binary(&self.start),
+            self.id,
+            self.encoded
+        )
+    }
+
+    /// The catalog row of this region.
+    pub fn meta_row(&self) -> Vec<u8> {
+        meta_row(&self.table, &self.start)
+    }
+
+    fn encode(&self) -> Vec<u8> {
+        format!(
+            "start={};end={};id={};encoded={}",
+            hex(&self.start),
+            hex(&self.end),
+            self.id,
+            self.encoded
+        )
+        .into_bytes()
+    }
+
+    fn decode(table: &str, v: &[u8]) -> Option<RegionInfo> {
+        let text = std::str::from_utf8(v).ok()?;
+        let mut info = RegionInfo {
+            table: table.to_string(),
+            start: Vec::new(),
+            end: Vec::new(),
+            id: 0,
+            encoded: String::new(),
+        };
+        for part in text.split(';') {
+            let (k, val) = part.split_once('=')?;
+            match k {
+                "start" => info.start = unhex(val)?,
+                "end" => info.end = unhex(val)?,
+                "id" => info.id = val.parse().ok()?,
+                "encoded" => info.encoded = val.to_string(),
+                _ => {}
+            }
+        }
+        (!info.encoded.is_empty()).then_some(info)
+    }
+
+    /// Whether `row` is in `[start, end)`.
+    pub fn contains(&self, row: &[u8]) -> bool {
+        (self.start.is_empty() || self.start.as_slice() <= row)
+            && (self.end.is_empty() || row < self.end.as_slice())
+    }
+}
+
+fn meta_row(table: &str, start: &[u8]) -> Vec<u8> {
+    let mut r = table.as_bytes().to_vec();
+    r.push(0);
+    r.extend_from_slice(start);
+    r
+}
+
+/// Records regions (one atomic mutation).
+pub fn put_regions(meta: &Region, infos: &[RegionInfo]) -> Result<()> {
+    let muts: Vec<Mutation> = infos
+        .iter()
+        .map(|i| Mutation::Put(Put::new(i.meta_row()).add_column(FAMILY, QUALIFIER, i.encode())))
+        .collect();
+    if muts.is_empty() {
+        return Ok(());
+    }
+    meta.mutate_rows(&muts)?;
+    Ok(())
+}
+
+/// Forgets regions (one atomic mutation).
+pub fn delete_regions(meta: &Region, infos: &[RegionInfo]) -> Result<()> {
+    let muts: Vec<Mutation> = infos
+        .iter()
+        .map(|i| Mutation::Delete(Delete::new(i.meta_row())))
+        .collect();
+    if muts.is_empty() {
+        return Ok(());
+    }
+    meta.mutate_rows(&muts)?;
+    Ok(())
+}
+
+/// The regions of `table`, in start-key order.
+pub fn regions_of(meta: &Region, table: &str) -> Result<Vec<RegionInfo>> {
+    let scan = Scan::new().with_row_prefix(meta_row(table, b""));
+    let mut out = Vec::new();
+    for r in meta.scanner(&scan)? {
+        let r = r?;
+        let v = r.value(FAMILY, QUALIFIER).ok_or_else(|| DbError::Open {
+            path: "cellar:meta".into(),
+            reason: format!("row {} has no region info", to_string_binary(&r.row)),
+        })?;
+        out.push(RegionInfo::decode(table, v).ok_or_else(|| DbError::Open {
+            path: "cellar:meta".into(),
+            reason: format!("bad region info in row {}", to_string_binary(&r.row)),
+        })?);
+    }
+    Ok(out)
+}
+
+/// Split keys for `n` regions by HBase's algorithms: HexStringSplit (8 hex digits,
+/// 2^32 × i / n), DecimalStringSplit (8 digits, 10^8 × i / n),
+/// UniformSplit (8 bytes over the whole byte space).
+pub fn split_keys(algo: &str, n: u64) -> std::result::Result<Vec<Vec<u8>>, String> {
+    if n < 2 {
+        return Err(format!("NUMREGIONS must be at least 2, got {n}"));
+    }
+    let short = algo.rsplit(['.', '$']).next().unwrap_or(algo);
+    let keys: Vec<Vec<u8>> = match short {
+        "HexStringSplit" => (1..n)
+            .map(|i| format!("{:08x}", ((1u128 << 32) * i as u128 / n as u128) as u64).into_bytes())
+            .collect(),
+        "DecimalStringSplit" => (1..n)
+            .map(|i| {
+                format!("{:08}", (100_000_000u128 * i as u128 / n as u128) as u64).into_bytes()
+            })
+            .collect(),
+        "UniformSplit" => (1..n)
+            .map(|i| {
+                ((((1u128 << 64) * i as u128) / n as u128) as u64)
+                    .to_be_bytes()
+                    .to_vec()
+            })
+            .collect(),
+        other => {
+            return Err(format!(
+                "unknown SPLITALGO '{other}' (HexStringSplit, DecimalStringSplit or UniformSplit)"
+            ))
+        }
+    };
+    Ok(keys)
+}
+
+/// Checks user split keys: non-empty, distinct; returned sorted.
+pub fn check_splits(mut keys: Vec<Vec<u8>>) -> std::result::Result<Vec<Vec<u8>>, String> {
+    if keys.iter().any(|k| k.is_empty()) {
+        return Err("Empty split key must not be passed in the split keys.".into());
+    }
+    keys.sort();
+    let n = keys.len();
+    keys.dedup();
+    if keys.len() != n {
+        return Err("Split keys must be distinct".into());
+    }
+    Ok(keys)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn split_algorithms() {
+        assert_eq!(
+            split_keys("HexStringSplit", 4).unwrap(),
+            vec![
+                b"40000000".to_vec(),
+                b"80000000".to_vec(),
+                b"c0000000".to_vec()
+            ]
+        );
+        assert_eq!(
+            split_keys(
+                "org.apache.hadoop.hbase.util.RegionSplitter$DecimalStringSplit",
+                2
+            )
+            .unwrap(),
+            vec![b"50000000".to_vec()]
+        );
+        let u = split_keys("UniformSplit", 4).unwrap();
+        assert_eq!(u[0], vec![0x40, 0, 0, 0, 0, 0, 0, 0]);
+        assert_eq!(u[2], vec![0xc0, 0, 0, 0, 0, 0, 0, 0]);
+        assert!(split_keys("HexStringSplit", 1).is_err());
+        assert!(split_keys("Nope", 3).is_err());
+        assert!(check_splits(vec![b"b".to_vec(), b"a".to_vec(), b"a".to_vec()]).is_err());
+        assert_eq!(
+            check_splits(vec![b"m".to_vec(), b"a".to_vec()]).unwrap(),
+            vec![b"a".to_vec(), b"m".to_vec()]
+        );
+    }
+
+    #[test]
+    fn region_info_round_trips() {
+        let i = RegionInfo::new("t", b"a\x00b".to_vec(), b"zz".to_vec(), 1700000000000);
+        assert_eq!(RegionInfo::decode("t", &i.encode()).unwrap(), i);
+        assert!(i.region_name().starts_with("t,a\\x00b,1700000000000."));
+        assert!(
+            i.contains(b"a\x00b") && i.contains(b"m") && !i.contains(b"zz") && !i.contains(b"a")
+        );
+    }
+}
