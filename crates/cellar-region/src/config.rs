@@ -55,6 +55,16 @@ pub struct Config {
     pub client_scanner_max_result_size: u64,
     /// `hbase.server.scanner.max.result.size`
     pub server_scanner_max_result_size: u64,
+    /// `hbase.hregion.max.filesize`
+    pub max_file_size: u64,
+    /// `hbase.hregion.max.filesize.jitter`
+    pub max_file_size_jitter: f64,
+    /// `hbase.regionserver.region.split.policy`
+    pub split_policy: String,
+    /// `hbase.increasing.policy.initial.size` (0 = 2 × flush size)
+    pub increasing_policy_initial_size: u64,
+    /// `hbase.regionserver.regionSplitLimit`
+    pub region_split_limit: usize,
 }
 
 impl Default for Config {
@@ -83,6 +93,11 @@ impl Default for Config {
             heap_size: 1 << 30,
             client_scanner_max_result_size: 2_097_152,
             server_scanner_max_result_size: 104_857_600,
+            max_file_size: 10_737_418_240,
+            max_file_size_jitter: 0.25,
+            split_policy: "org.apache.hadoop.hbase.regionserver.SteppingSplitPolicy".into(),
+            increasing_policy_initial_size: 0,
+            region_split_limit: 1000,
         }
     }
 }
@@ -188,6 +203,25 @@ impl Config {
             }
             "hbase.server.scanner.max.result.size" => {
                 self.server_scanner_max_result_size = positive(key, v)?
+            }
+            "hbase.hregion.max.filesize" => self.max_file_size = positive(key, v)?,
+            "hbase.hregion.max.filesize.jitter" => {
+                self.max_file_size_jitter = float(key, v)?.min(1.0)
+            }
+            "hbase.regionserver.region.split.policy" => {
+                let name = match v {
+                    toml::Value::String(s) => s.clone(),
+                    _ => return Err(bad(key, "a class name", v)),
+                };
+                crate::split_policy::PolicyKind::parse(&name)
+                    .map_err(|_| bad(key, "a split policy class", v))?;
+                self.split_policy = name;
+            }
+            "hbase.increasing.policy.initial.size" => {
+                self.increasing_policy_initial_size = uint(key, v)?
+            }
+            "hbase.regionserver.regionSplitLimit" => {
+                self.region_split_limit = uint(key, v)? as usize
             }
             _ => return Err(RegionError::Config(format!("unknown key \"{key}\""))),
         }

@@ -296,6 +296,10 @@ pub struct TableDescriptor {
     pub max_file_size: Option<u64>,
     pub compaction_enabled: bool,
     pub read_only: bool,
+    /// `SPLIT_POLICY` (a class name, short or fully qualified).
+    pub split_policy: Option<String>,
+    /// Table `CONFIGURATION => {...}` (e.g. `KeyPrefixRegionSplitPolicy.prefix_length`).
+    pub configuration: BTreeMap<String, String>,
 }
 
 impl TableDescriptor {
@@ -308,6 +312,8 @@ impl TableDescriptor {
             max_file_size: None,
             compaction_enabled: true,
             read_only: false,
+            split_policy: None,
+            configuration: BTreeMap::new(),
         }
     }
 
@@ -361,6 +367,10 @@ impl TableDescriptor {
             "MAX_FILESIZE" => self.max_file_size = Some(parse_num(attr, v)?),
             "COMPACTION_ENABLED" => self.compaction_enabled = parse_bool(attr, v)?,
             "READONLY" => self.read_only = parse_bool(attr, v)?,
+            "SPLIT_POLICY" => {
+                crate::split_policy::PolicyKind::parse(v)?;
+                self.split_policy = Some(v.to_string());
+            }
             _ => {
                 return Err(RegionError::InvalidMutation(format!(
                     "Unknown table attribute {attr}"
@@ -388,6 +398,9 @@ impl TableDescriptor {
         if self.read_only {
             out.push(("READONLY", "true".into()));
         }
+        if let Some(p) = &self.split_policy {
+            out.push(("SPLIT_POLICY", p.clone()));
+        }
         out
     }
 
@@ -400,6 +413,11 @@ impl TableDescriptor {
             attrs.insert(k.into(), toml::Value::String(v));
         }
         table.insert("attributes".into(), toml::Value::Table(attrs));
+        let mut conf = toml::Table::new();
+        for (k, v) in &self.configuration {
+            conf.insert(k.clone(), toml::Value::String(v.clone()));
+        }
+        table.insert("configuration".into(), toml::Value::Table(conf));
         let mut fams = Vec::new();
         for f in &self.families {
             let mut t = toml::Table::new();
@@ -436,6 +454,12 @@ impl TableDescriptor {
         if let Some(attrs) = t.get("attributes").and_then(|v| v.as_table()) {
             for (k, v) in attrs {
                 d.set_attribute(k, v.as_str().unwrap_or_default())?;
+            }
+        }
+        if let Some(conf) = t.get("configuration").and_then(|v| v.as_table()) {
+            for (k, v) in conf {
+                d.configuration
+                    .insert(k.clone(), v.as_str().unwrap_or_default().to_string());
             }
         }
         for f in t
@@ -475,14 +499,19 @@ impl TableDescriptor {
             self.name
         );
         let attrs = self.table_attributes();
-        if !attrs.is_empty() {
+        if !attrs.is_empty() || !self.configuration.is_empty() {
             s.push_str(", {TABLE_ATTRIBUTES => {");
-            for (i, (k, v)) in attrs.iter().enumerate() {
-                if i > 0 {
-                    s.push_str(", ");
-                }
-                let _ = write!(s, "{k} => '{v}'");
+            let mut parts: Vec<String> =
+                attrs.iter().map(|(k, v)| format!("{k} => '{v}'")).collect();
+            if !self.configuration.is_empty() {
+                let conf: Vec<String> = self
+                    .configuration
+                    .iter()
+                    .map(|(k, v)| format!("'{k}' => '{v}'"))
+                    .collect();
+                parts.push(format!("CONFIGURATION => {{{}}}", conf.join(", ")));
             }
+            s.push_str(&parts.join(", "));
             s.push_str("}}");
         }
         s.push_str("\nCOLUMN FAMILIES DESCRIPTION\n");

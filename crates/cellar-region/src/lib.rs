@@ -18,6 +18,7 @@ pub mod read;
 mod region;
 pub mod row_lock;
 pub mod scanner;
+pub mod split_policy;
 pub mod store;
 mod write;
 

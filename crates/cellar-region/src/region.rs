@@ -179,6 +179,11 @@ impl Region {
         &self.table
     }
 
+    /// A number fixed for this region (jitter of split and compaction thresholds).
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
     pub fn dir(&self) -> &Path {
         &self.dir
     }
@@ -281,6 +286,60 @@ impl Region {
             }
         }
         Ok(wrote)
+    }
+
+    /// The row this region would split at (§5.3): the row of the mid-key of the largest
+    /// file of the largest store — never inside a row. `Err` says why there is none
+    /// (for instance one row making up the whole file).
+    pub fn split_point(&self) -> std::result::Result<Vec<u8>, String> {
+        let store = self
+            .stores
+            .values()
+            .max_by_key(|s| s.files_size())
+            .ok_or("no stores")?;
+        let file = store
+            .files()
+            .into_iter()
+            .max_by_key(|f| f.size)
+            .ok_or("no store files yet")?;
+        let reader = &file.reader;
+        let err = |e: cellar_hfile::HFileError| e.to_string();
+        let mid = reader
+            .mid_key()
+            .map_err(err)?
+            .ok_or("the file has no mid-key")?;
+        let mid_row = cellar_types::KeyRef::parse(&mid)
+            .map_err(|e| e.to_string())?
+            .row
+            .to_vec();
+        let first_row = reader
+            .first_data_block()
+            .map_err(err)?
+            .and_then(|b| b.cells.first().map(|c| c.row().to_vec()))
+            .ok_or("empty file")?;
+        let last_row = reader
+            .last_key()
+            .and_then(|k| cellar_types::KeyRef::parse(k).ok().map(|k| k.row.to_vec()))
+            .ok_or("no last key")?;
+        if mid_row == first_row || mid_row == last_row {
+            return Err(format!(
+                "row '{}' fills the middle of the largest file: the split point would fall inside it",
+                to_string_binary(&mid_row)
+            ));
+        }
+        if !self.contains_row(&mid_row) || mid_row == self.start_key {
+            return Err("the mid-key's row is the region's first row".into());
+        }
+        Ok(mid_row)
+    }
+
+    /// Bytes of the largest store's files.
+    pub fn largest_store_size(&self) -> u64 {
+        self.stores
+            .values()
+            .map(|s| s.files_size())
+            .max()
+            .unwrap_or(0)
     }
 
     /// Whether any store has enough files for a minor compaction, or a periodic major is due.

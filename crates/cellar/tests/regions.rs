@@ -202,3 +202,68 @@ fn multi_row_mutations_are_atomic_inside_one_region() {
         .is_empty());
     assert!(matches!(err, DbError::Region(_)));
 }
+
+#[test]
+fn the_wide_row_alarm_flags_a_region_that_cannot_split() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = Database::open(tmp.path()).unwrap();
+    let mut wide = TableDescriptor::new("wide").with_family(FamilyDescriptor::new("f"));
+    wide.set_attribute("MAX_FILESIZE", "65536").unwrap();
+    wide.set_attribute(
+        "SPLIT_POLICY",
+        "org.apache.hadoop.hbase.regionserver.ConstantSizeRegionSplitPolicy",
+    )
+    .unwrap();
+    db.create_table(wide.clone()).unwrap();
+    let mut tall = wide.clone();
+    tall.name = "tall".into();
+    db.create_table(tall).unwrap();
+    let (w, t) = (db.table("wide").unwrap(), db.table("tall").unwrap());
+    for i in 0..3000 {
+        w.put(Put::new("device42").add_column("f", format!("t{i:06}"), vec![b'x'; 40]))
+            .unwrap();
+        t.put(Put::new(format!("device{i:06}")).add_column("f", "v", vec![b'x'; 40]))
+            .unwrap();
+    }
+    db.flush("wide").unwrap();
+    db.flush("tall").unwrap();
+    let ws = &db.list_regions("wide").unwrap()[0];
+    assert!(ws.largest_store_size > ws.split_threshold, "{ws:?}");
+    assert_eq!(ws.split_point, None);
+    let alarm = ws.alarm.as_ref().expect("the wide row is flagged");
+    assert!(
+        alarm.contains("cannot split") && alarm.contains("device42"),
+        "{alarm}"
+    );
+    let ts = &db.list_regions("tall").unwrap()[0];
+    let point = ts
+        .split_point
+        .clone()
+        .expect("a tall table has a split row");
+    assert!(
+        point.starts_with(b"device00") && point.len() == 12,
+        "{point:?}"
+    );
+    assert!(ts.alarm.as_ref().unwrap().contains("would split at"));
+    // A disabled policy is named as the reason.
+    db.alter_table("tall", |d| {
+        d.set_attribute("SPLIT_POLICY", "DisabledRegionSplitPolicy")
+    })
+    .unwrap();
+    let ts = &db.list_regions("tall").unwrap()[0];
+    assert!(ts
+        .alarm
+        .as_ref()
+        .unwrap()
+        .contains("DisabledRegionSplitPolicy"));
+    // A key-prefix policy needs its prefix length.
+    let mut kp = TableDescriptor::new("kp").with_family(FamilyDescriptor::new("f"));
+    kp.set_attribute("SPLIT_POLICY", "KeyPrefixRegionSplitPolicy")
+        .unwrap();
+    assert!(db.create_table(kp.clone()).is_err());
+    kp.configuration.insert(
+        "KeyPrefixRegionSplitPolicy.prefix_length".into(),
+        "8".into(),
+    );
+    db.create_table(kp).unwrap();
+}

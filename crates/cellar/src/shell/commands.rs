@@ -234,6 +234,7 @@ const TABLE_KEYS: &[&str] = &[
     "MAX_FILESIZE",
     "COMPACTION_ENABLED",
     "READONLY",
+    "SPLIT_POLICY",
 ];
 
 fn family_from_hash(h: &Value, f: &mut FamilyDescriptor) -> Result<(), String> {
@@ -289,6 +290,14 @@ fn create(db: &Database, c: &CommandLine, out: &mut String) -> CmdResult {
                 allowed.extend_from_slice(&["CONFIGURATION", "SPLITS", "NUMREGIONS", "SPLITALGO"]);
                 check_keys(a, &allowed, "create")?;
                 table_attrs_from_hash(a, &mut desc)?;
+                if a.get("NAME").is_none() {
+                    if let Some(Value::Hash(conf)) = a.get("CONFIGURATION") {
+                        for (k, v) in conf {
+                            desc.configuration
+                                .insert(k.text().unwrap_or_default(), v.text().unwrap_or_default());
+                        }
+                    }
+                }
                 if let Some(v) = a.get("SPLITS") {
                     splits = columns_of(v)?;
                 }
@@ -339,6 +348,16 @@ fn alter(db: &Database, c: &CommandLine, out: &mut String) -> CmdResult {
                         continue;
                     }
                     table_attrs_from_hash(spec, desc).map_err(to_err)?;
+                    if spec.get("NAME").is_none() {
+                        if let Some(Value::Hash(conf)) = spec.get("CONFIGURATION") {
+                            for (k, v) in conf {
+                                desc.configuration.insert(
+                                    k.text().unwrap_or_default(),
+                                    v.text().unwrap_or_default(),
+                                );
+                            }
+                        }
+                    }
                     let Some(n) = spec.get("NAME") else { continue };
                     let fname = n.bytes().unwrap_or_default();
                     if spec
@@ -401,6 +420,11 @@ fn list_regions(db: &Database, c: &CommandLine, out: &mut String) -> CmdResult {
         );
     }
     let _ = writeln!(out, " {} rows", regions.len());
+    for r in &regions {
+        if let Some(a) = &r.alarm {
+            let _ = writeln!(out, "WARNING: region {} {}", r.info.region_name(), a);
+        }
+    }
     Ok(None)
 }
 

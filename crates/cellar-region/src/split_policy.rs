@@ -1,0 +1,271 @@
+//! Split policies with HBase's names and formulas (§5.2) and the split point (§5.3):
+//! when a region should split, and at which row — never inside a row.
+
+use crate::config::Config;
+use crate::descriptor::TableDescriptor;
+use crate::error::{RegionError, Result};
+
+/// The policies HBase ships.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PolicyKind {
+    ConstantSize,
+    IncreasingToUpperBound,
+    Stepping,
+    KeyPrefix,
+    DelimitedKeyPrefix,
+    Disabled,
+    Busy,
+}
+
+impl PolicyKind {
+    /// Parses a class name, short or fully qualified.
+    pub fn parse(name: &str) -> Result<PolicyKind> {
+        let short = name.rsplit('.').next().unwrap_or(name).trim();
+        Ok(match short {
+            "ConstantSizeRegionSplitPolicy" => PolicyKind::ConstantSize,
+            "IncreasingToUpperBoundRegionSplitPolicy" => PolicyKind::IncreasingToUpperBound,
+            "SteppingSplitPolicy" => PolicyKind::Stepping,
+            "KeyPrefixRegionSplitPolicy" => PolicyKind::KeyPrefix,
+            "DelimitedKeyPrefixRegionSplitPolicy" => PolicyKind::DelimitedKeyPrefix,
+            "DisabledRegionSplitPolicy" => PolicyKind::Disabled,
+            "BusyRegionSplitPolicy" => PolicyKind::Busy,
+            _ => {
+                return Err(RegionError::InvalidMutation(format!(
+                    "Unknown split policy {name}"
+                )))
+            }
+        })
+    }
+
+    pub fn class_name(self) -> &'static str {
+        match self {
+            PolicyKind::ConstantSize => {
+                "org.apache.hadoop.hbase.regionserver.ConstantSizeRegionSplitPolicy"
+            }
+            PolicyKind::IncreasingToUpperBound => {
+                "org.apache.hadoop.hbase.regionserver.IncreasingToUpperBoundRegionSplitPolicy"
+            }
+            PolicyKind::Stepping => "org.apache.hadoop.hbase.regionserver.SteppingSplitPolicy",
+            PolicyKind::KeyPrefix => {
+                "org.apache.hadoop.hbase.regionserver.KeyPrefixRegionSplitPolicy"
+            }
+            PolicyKind::DelimitedKeyPrefix => {
+                "org.apache.hadoop.hbase.regionserver.DelimitedKeyPrefixRegionSplitPolicy"
+            }
+            PolicyKind::Disabled => {
+                "org.apache.hadoop.hbase.regionserver.DisabledRegionSplitPolicy"
+            }
+            PolicyKind::Busy => "org.apache.hadoop.hbase.regionserver.BusyRegionSplitPolicy",
+        }
+    }
+}
+
+/// A table's split policy, configured.
+#[derive(Debug, Clone)]
+pub struct SplitPolicy {
+    pub kind: PolicyKind,
+    /// `MAX_FILESIZE` or `hbase.hregion.max.filesize`, with the policy's jitter applied.
+    pub max_file_size: u64,
+    /// Size for a table's first region (IncreasingToUpperBound family).
+    pub initial_size: u64,
+    pub prefix_length: Option<usize>,
+    pub delimiter: Option<Vec<u8>>,
+}
+
+impl SplitPolicy {
+    /// The policy of `table`; `seed` fixes the jitter per region.
+    pub fn for_table(table: &TableDescriptor, config: &Config, seed: u64) -> Result<SplitPolicy> {
+        let kind = PolicyKind::parse(
+            table
+                .split_policy
+                .as_deref()
+                .unwrap_or(&config.split_policy),
+        )?;
+        let max = table.max_file_size.unwrap_or(config.max_file_size) as f64;
+        // threshold += threshold × (rand[0,1) − 0.5) × jitter, rand fixed per region.
+        let rand = (seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 11) as f64 / (1u64 << 53) as f64;
+        let jitter = if table.max_file_size.is_some() {
+            0.0
+        } else {
+            config.max_file_size_jitter
+        };
+        let max_file_size = (max + max * (rand - 0.5) * jitter).max(1.0) as u64;
+        let flush = table
+            .memstore_flush_size
+            .unwrap_or(config.memstore_flush_size);
+        let initial_size = if config.increasing_policy_initial_size > 0 {
+            config.increasing_policy_initial_size
+        } else {
+            flush.saturating_mul(2)
+        };
+        let conf = |k: &str| table.configuration.get(k).cloned();
+        let prefix_length = conf("KeyPrefixRegionSplitPolicy.prefix_length")
+            .or_else(|| conf("prefix_split_key_policy.prefix_length"))
+            .map(|v| {
+                v.trim().parse::<usize>().map_err(|_| {
+                    RegionError::InvalidMutation(format!(
+                        "bad KeyPrefixRegionSplitPolicy.prefix_length '{v}'"
+                    ))
+                })
+            })
+            .transpose()?;
+        let delimiter =
+            conf("DelimitedKeyPrefixRegionSplitPolicy.delimiter").map(|d| d.into_bytes());
+        if kind == PolicyKind::KeyPrefix && prefix_length.is_none_or(|n| n == 0) {
+            return Err(RegionError::InvalidMutation(
+                "KeyPrefixRegionSplitPolicy needs CONFIGURATION KeyPrefixRegionSplitPolicy.prefix_length > 0".into(),
+            ));
+        }
+        if kind == PolicyKind::DelimitedKeyPrefix && delimiter.as_ref().is_none_or(|d| d.is_empty())
+        {
+            return Err(RegionError::InvalidMutation(
+                "DelimitedKeyPrefixRegionSplitPolicy needs CONFIGURATION DelimitedKeyPrefixRegionSplitPolicy.delimiter".into(),
+            ));
+        }
+        Ok(SplitPolicy {
+            kind,
+            max_file_size,
+            initial_size,
+            prefix_length,
+            delimiter,
+        })
+    }
+
+    /// The size a store must pass to split, with `regions` regions of the table on this
+    /// server.
+    pub fn size_to_check(&self, regions: usize) -> u64 {
+        match self.kind {
+            PolicyKind::ConstantSize => self.max_file_size,
+            PolicyKind::Disabled => u64::MAX,
+            PolicyKind::Stepping => {
+                if regions == 1 {
+                    self.initial_size.min(self.max_file_size)
+                } else {
+                    self.max_file_size
+                }
+            }
+            PolicyKind::IncreasingToUpperBound
+            | PolicyKind::KeyPrefix
+            | PolicyKind::DelimitedKeyPrefix
+            | PolicyKind::Busy => {
+                if regions == 0 || regions > 100 {
+                    self.max_file_size
+                } else {
+                    let cube = (regions as u128).pow(3);
+                    (self.initial_size as u128 * cube).min(self.max_file_size as u128) as u64
+                }
+            }
+        }
+    }
+
+    /// Whether a region whose largest store holds `largest_store` bytes should split.
+    pub fn should_split(&self, largest_store: u64, regions: usize) -> bool {
+        self.kind != PolicyKind::Disabled && largest_store > self.size_to_check(regions)
+    }
+
+    /// Whether `split 't', 'row'` may split the region.
+    pub fn allows_manual(&self) -> bool {
+        self.kind != PolicyKind::Disabled
+    }
+
+    /// The split row after the key-prefix policies' truncation.
+    pub fn truncate(&self, row: Vec<u8>) -> Vec<u8> {
+        match self.kind {
+            PolicyKind::KeyPrefix => {
+                let n = self.prefix_length.unwrap_or(row.len()).min(row.len());
+                row[..n].to_vec()
+            }
+            PolicyKind::DelimitedKeyPrefix => {
+                let d = self.delimiter.clone().unwrap_or_default();
+                match row.windows(d.len().max(1)).position(|w| w == d.as_slice()) {
+                    Some(i) if !d.is_empty() => row[..i].to_vec(),
+                    _ => row,
+                }
+            }
+            _ => row,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::descriptor::FamilyDescriptor;
+
+    fn table(policy: &str) -> TableDescriptor {
+        let mut t = TableDescriptor::new("t").with_family(FamilyDescriptor::new("f"));
+        t.split_policy = Some(policy.to_string());
+        t
+    }
+
+    #[test]
+    fn sizes_follow_hbase_formulas() {
+        let c = Config {
+            max_file_size_jitter: 0.0,
+            ..Config::default()
+        };
+        let mb = 1u64 << 20;
+        let p = SplitPolicy::for_table(&table("IncreasingToUpperBoundRegionSplitPolicy"), &c, 7)
+            .unwrap();
+        assert_eq!(p.size_to_check(1), 256 * mb);
+        assert_eq!(p.size_to_check(2), 2048 * mb);
+        assert_eq!(p.size_to_check(3), 6912 * mb);
+        assert_eq!(p.size_to_check(4), 10240 * mb);
+        let s = SplitPolicy::for_table(
+            &table("org.apache.hadoop.hbase.regionserver.SteppingSplitPolicy"),
+            &c,
+            7,
+        )
+        .unwrap();
+        assert_eq!(s.size_to_check(1), 256 * mb);
+        assert_eq!(s.size_to_check(2), 10240 * mb);
+        let k = SplitPolicy::for_table(&table("ConstantSizeRegionSplitPolicy"), &c, 7).unwrap();
+        assert_eq!(k.size_to_check(1), 10240 * mb);
+        let d = SplitPolicy::for_table(&table("DisabledRegionSplitPolicy"), &c, 7).unwrap();
+        assert!(!d.should_split(u64::MAX - 1, 1) && !d.allows_manual());
+        // MEMSTORE_FLUSHSIZE changes the initial size.
+        let mut t = table("SteppingSplitPolicy");
+        t.memstore_flush_size = Some(mb);
+        assert_eq!(
+            SplitPolicy::for_table(&t, &c, 7).unwrap().size_to_check(1),
+            2 * mb
+        );
+    }
+
+    #[test]
+    fn jitter_stays_within_an_eighth() {
+        let c = Config::default();
+        for seed in 0..200 {
+            let p =
+                SplitPolicy::for_table(&table("ConstantSizeRegionSplitPolicy"), &c, seed).unwrap();
+            let m = c.max_file_size as f64;
+            assert!((p.max_file_size as f64 - m).abs() <= m * 0.125 + 1.0);
+        }
+    }
+
+    #[test]
+    fn key_prefix_policies_truncate_split_rows() {
+        let c = Config::default();
+        let mut t = table("KeyPrefixRegionSplitPolicy");
+        assert!(
+            SplitPolicy::for_table(&t, &c, 1).is_err(),
+            "needs a prefix length"
+        );
+        t.configuration.insert(
+            "KeyPrefixRegionSplitPolicy.prefix_length".into(),
+            "4".into(),
+        );
+        let p = SplitPolicy::for_table(&t, &c, 1).unwrap();
+        assert_eq!(p.truncate(b"user1234".to_vec()), b"user");
+        assert_eq!(p.truncate(b"ab".to_vec()), b"ab");
+        let mut t = table("DelimitedKeyPrefixRegionSplitPolicy");
+        t.configuration.insert(
+            "DelimitedKeyPrefixRegionSplitPolicy.delimiter".into(),
+            "|".into(),
+        );
+        let p = SplitPolicy::for_table(&t, &c, 1).unwrap();
+        assert_eq!(p.truncate(b"tenant0042|order|0001".to_vec()), b"tenant0042");
+        assert_eq!(p.truncate(b"nodelim".to_vec()), b"nodelim");
+        assert!(PolicyKind::parse("NoSuchPolicy").is_err());
+    }
+}
