@@ -11,6 +11,7 @@ use cellar_types::{compare_cells, compare_keys, Cell, KeyRef};
 
 use crate::error::Result;
 use crate::memstore::{probe, MemKey, MemSegment};
+use crate::store::Half;
 
 /// A forward cursor over sorted cells.
 pub trait CellCursor: Send {
@@ -105,6 +106,8 @@ impl CellCursor for MemCursor {
 pub struct FileCursor {
     scanner: FileScanner<Arc<HFileReader>>,
     read_point: u64,
+    /// For a split reference: only this half of the file is visible.
+    half: Option<Half>,
 }
 
 impl FileCursor {
@@ -113,26 +116,43 @@ impl FileCursor {
         read_point: u64,
         start: &KeyRef<'_>,
         cache_blocks: bool,
+        half: Option<Half>,
     ) -> Result<FileCursor> {
         let mut scanner = FileScanner::new(reader);
         scanner.set_cache_blocks(cache_blocks);
-        scanner.seek(start)?;
+        match &half {
+            Some(h) if h.top && start.row < h.split_row.as_slice() => {
+                scanner.seek(&KeyRef::first_on_row(&h.split_row))?;
+            }
+            _ => {
+                scanner.seek(start)?;
+            }
+        }
         let mut c = FileCursor {
             scanner,
             read_point,
+            half,
         };
         c.skip_invisible()?;
         Ok(c)
     }
 
-    /// A cursor at the first cell, seeing every cell.
-    pub fn at_start(reader: Arc<HFileReader>) -> Result<FileCursor> {
-        let mut scanner = FileScanner::new(reader);
-        scanner.seek_to_first()?;
-        Ok(FileCursor {
-            scanner,
-            read_point: u64::MAX,
-        })
+    /// A cursor at the first cell (of the half), seeing every cell.
+    pub fn at_start(reader: Arc<HFileReader>, half: Option<Half>) -> Result<FileCursor> {
+        FileCursor::new(reader, u64::MAX, &KeyRef::first_on_row(b""), true, half)
+    }
+
+    fn in_half(&self, c: &Cell) -> bool {
+        match &self.half {
+            None => true,
+            Some(h) if h.top => c.row() >= h.split_row.as_slice(),
+            Some(h) => c.row() < h.split_row.as_slice(),
+        }
+    }
+
+    fn park(&mut self) -> Result<()> {
+        self.scanner.seek(&KeyRef::last_on_row(&beyond_rows()))?;
+        Ok(())
     }
 
     fn skip_invisible(&mut self) -> Result<()> {
@@ -149,7 +169,7 @@ impl FileCursor {
 
 impl CellCursor for FileCursor {
     fn peek(&self) -> Option<&Cell> {
-        self.scanner.current()
+        self.scanner.current().filter(|c| self.in_half(c))
     }
 
     fn advance(&mut self) -> Result<()> {
@@ -168,18 +188,28 @@ impl CellCursor for FileCursor {
         } else {
             row.to_vec()
         };
+        if let Some(h) = self.half.as_ref().filter(|h| !h.top) {
+            if bound_row.as_slice() > h.split_row.as_slice() {
+                bound_row = h.split_row.clone();
+            }
+        }
         loop {
             if !self
                 .scanner
                 .seek_before(&KeyRef::first_on_row(&bound_row))?
             {
-                // Nothing before: park past the end.
-                self.scanner.seek(&KeyRef::last_on_row(&beyond_rows()))?;
-                return Ok(());
+                return self.park();
             }
             let Some(r) = self.scanner.current().map(|c| c.row().to_vec()) else {
                 return Ok(());
             };
+            if self
+                .half
+                .as_ref()
+                .is_some_and(|h| h.top && r.as_slice() < h.split_row.as_slice())
+            {
+                return self.park();
+            }
             self.scanner.seek(&KeyRef::first_on_row(&r))?;
             self.skip_invisible()?;
             if self

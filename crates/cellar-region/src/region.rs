@@ -292,6 +292,9 @@ impl Region {
     /// file of the largest store — never inside a row. `Err` says why there is none
     /// (for instance one row making up the whole file).
     pub fn split_point(&self) -> std::result::Result<Vec<u8>, String> {
+        if self.stores.values().any(|s| s.has_references()) {
+            return Err("it still holds reference files from its own split".into());
+        }
         let store = self
             .stores
             .values()
@@ -349,6 +352,9 @@ impl Region {
         }
         let now = self.ctx.clock.now_millis();
         self.stores.values().any(|s| {
+            if s.has_references() {
+                return true;
+            }
             let files = s.files();
             !select_minor(&files, &self.ctx.config).is_empty()
                 || major_due(&files, &self.ctx.config, now, self.seed)
@@ -362,20 +368,25 @@ impl Region {
         let mut outcome = CompactionOutcome::default();
         for (family, store) in &self.stores {
             let files = store.files();
-            let (selected, is_major) =
-                if major || major_due(&files, &self.ctx.config, now, self.seed) {
-                    (files.clone(), true)
-                } else {
-                    let sel = select_minor(&files, &self.ctx.config);
-                    let all = !sel.is_empty() && sel.len() == files.len();
-                    (sel, all)
-                };
+            let (selected, is_major) = if major
+                || store.has_references()
+                || major_due(&files, &self.ctx.config, now, self.seed)
+            {
+                (files.clone(), true)
+            } else {
+                let sel = select_minor(&files, &self.ctx.config);
+                let all = !sel.is_empty() && sel.len() == files.len();
+                (sel, all)
+            };
             if selected.is_empty() || (!is_major && selected.len() < 2) {
                 continue;
             }
             let mut cursors: Vec<Box<dyn CellCursor>> = Vec::new();
             for f in &selected {
-                cursors.push(Box::new(FileCursor::at_start(f.reader.clone())?));
+                cursors.push(Box::new(FileCursor::at_start(
+                    f.reader.clone(),
+                    f.half.clone(),
+                )?));
             }
             let matcher = is_major.then(|| MajorMatcher::new(&store.family, &self.ctx.config, now));
             let mut stream = CompactionStream::new(Heap::new(cursors), matcher);

@@ -33,6 +33,64 @@ pub struct StoreFile {
     pub major: bool,
     pub time_range: Option<(i64, i64)>,
     pub compacted: Vec<String>,
+    /// For a reference file left by a split: the half of the parent's file it stands for.
+    pub half: Option<Half>,
+}
+
+/// Half of a parent region's store file: rows below the split row (bottom) or from it
+/// on (top).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Half {
+    pub split_row: Vec<u8>,
+    pub top: bool,
+    /// The parent's file.
+    pub parent: PathBuf,
+}
+
+impl Half {
+    /// The reference file's text.
+    pub fn encode(&self) -> String {
+        let hex: String = self.split_row.iter().map(|b| format!("{b:02x}")).collect();
+        format!(
+            "parent={}\nsplit_row={hex}\nhalf={}\n",
+            self.parent.display(),
+            if self.top { "top" } else { "bottom" }
+        )
+    }
+
+    pub fn decode(text: &str) -> Option<Half> {
+        let mut parent = None;
+        let mut split_row = None;
+        let mut top = None;
+        for line in text.lines() {
+            let (k, v) = line.split_once('=')?;
+            match k {
+                "parent" => parent = Some(PathBuf::from(v)),
+                "split_row" => {
+                    if !v.len().is_multiple_of(2) {
+                        return None;
+                    }
+                    let bytes: Option<Vec<u8>> = (0..v.len())
+                        .step_by(2)
+                        .map(|i| u8::from_str_radix(v.get(i..i + 2)?, 16).ok())
+                        .collect();
+                    split_row = Some(bytes?);
+                }
+                "half" => top = Some(v == "top"),
+                _ => {}
+            }
+        }
+        Some(Half {
+            parent: parent?,
+            split_row: split_row?,
+            top: top?,
+        })
+    }
+}
+
+/// Whether a store file name is a split reference (`<file>.<parent region>`).
+pub fn is_reference(name: &str) -> bool {
+    name.contains('.') && !name.starts_with('.')
 }
 
 impl StoreFile {
@@ -71,7 +129,53 @@ impl StoreFile {
             major,
             time_range,
             compacted,
+            half: None,
         })
+    }
+
+    /// Opens a split reference: the parent's file, seen as one half.
+    pub fn open_reference(
+        fs: &Arc<dyn FileSystem>,
+        path: &Path,
+        cache: Option<Arc<BlockCache>>,
+    ) -> Result<StoreFile> {
+        let text = String::from_utf8_lossy(&cellar_io::read_all(fs.as_ref(), path)?).into_owned();
+        let half = Half::decode(&text).ok_or_else(|| RegionError::CorruptStore {
+            path: path.display().to_string(),
+            reason: "unreadable split reference".into(),
+        })?;
+        let parent = StoreFile::open(fs, &half.parent, cache)?;
+        Ok(StoreFile {
+            name: path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            path: path.to_path_buf(),
+            size: parent.size / 2,
+            entries: parent.entries / 2,
+            reader: parent.reader,
+            max_seq_id: parent.max_seq_id,
+            major: false,
+            time_range: parent.time_range,
+            compacted: Vec::new(),
+            half: Some(half),
+        })
+    }
+
+    /// A cursor over the file (or its half) at `start`, hiding cells above `read_point`.
+    pub fn cursor(
+        &self,
+        read_point: u64,
+        start: &KeyRef<'_>,
+        cache_blocks: bool,
+    ) -> Result<FileCursor> {
+        FileCursor::new(
+            self.reader.clone(),
+            read_point,
+            start,
+            cache_blocks,
+            self.half.clone(),
+        )
     }
 }
 
@@ -135,6 +239,14 @@ impl Store {
                 continue;
             };
             if name.starts_with('.') {
+                continue;
+            }
+            if is_reference(name) {
+                files.push(Arc::new(StoreFile::open_reference(
+                    &fs,
+                    &path,
+                    cache.clone(),
+                )?));
                 continue;
             }
             files.push(Arc::new(StoreFile::open(&fs, &path, cache.clone())?));
@@ -206,6 +318,38 @@ impl Store {
     /// Store files, oldest first.
     pub fn files(&self) -> Vec<Arc<StoreFile>> {
         self.read().files.clone()
+    }
+
+    /// Whether any file is a split reference (such a store cannot split again).
+    pub fn has_references(&self) -> bool {
+        self.read().files.iter().any(|f| f.half.is_some())
+    }
+
+    /// Writes split references to every file of this store into `bottom` and `top`
+    /// (the daughters' store directories), fsynced.
+    pub fn write_references(
+        &self,
+        split_row: &[u8],
+        bottom: &Path,
+        top: &Path,
+        parent: &str,
+    ) -> Result<()> {
+        for (dir, is_top) in [(bottom, false), (top, true)] {
+            self.fs.create_dir_all(dir)?;
+            for f in self.files() {
+                let half = Half {
+                    split_row: split_row.to_vec(),
+                    top: is_top,
+                    parent: f.path.clone(),
+                };
+                let path = dir.join(format!("{}.{parent}", f.name));
+                let mut w = self.fs.create(&path)?;
+                w.append(half.encode().as_bytes())?;
+                w.sync()?;
+            }
+            self.fs.sync_dir(dir)?;
+        }
+        Ok(())
     }
 
     /// Bytes of all store files.
@@ -322,7 +466,7 @@ impl Store {
             }
         }
         for f in removed {
-            if let Some(c) = &self.cache {
+            if let Some(c) = self.cache.as_ref().filter(|_| f.half.is_none()) {
                 c.evict_file(f.reader.id());
             }
             self.fs.remove_file(&f.path)?;
@@ -358,8 +502,7 @@ impl Store {
                     continue;
                 }
             }
-            out.push(Box::new(FileCursor::new(
-                f.reader.clone(),
+            out.push(Box::new(f.cursor(
                 read_point,
                 start,
                 cache_blocks && self.family.block_cache,

@@ -173,9 +173,20 @@ fn pre_split_tables_and_list_regions() {
             "list_regions 'h'\n",
             "scan 't', {REVERSED => true}\n",
             "status\n",
+            "split 't', 'c'\n",
+            "list_regions 't'\n",
+            "split 't', 'b'\n",
         ),
     );
-    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains(" 4 rows"),
+        "split 't', 'c' made four regions: {out}"
+    );
+    assert!(
+        out.contains("ERROR: ") && out.contains("not inside region"),
+        "{out}"
+    );
+    assert_eq!(code, 1, "{out}");
     assert!(out.contains(" 3 rows") && out.contains(" 4 rows"), "{out}");
     assert!(
         out.contains("| t,b,") && out.contains("| h,c0000000,"),

@@ -22,7 +22,11 @@ pub fn meta_descriptor() -> TableDescriptor {
     let mut f = FamilyDescriptor::new(FAMILY);
     f.versions = 3;
     f.in_memory = true;
-    TableDescriptor::new(META_TABLE).with_family(f)
+    let mut t = TableDescriptor::new(META_TABLE).with_family(f);
+    // A catalog change is a commit point (a split, a new table): it must survive a
+    // power loss once made.
+    t.durability = cellar_wal::Durability::FsyncWal;
+    t
 }
 
 /// One region of a table.
@@ -35,6 +39,8 @@ pub struct RegionInfo {
     pub id: i64,
     /// The region's directory (and WAL) name.
     pub encoded: String,
+    /// A split parent: no longer serving, kept until its daughters hold no references.
+    pub offline: bool,
 }
 
 fn hex(b: &[u8]) -> String {
@@ -75,6 +81,7 @@ impl RegionInfo {
             end,
             id,
             encoded: format!("{:016x}{:016x}", h, nanos ^ h.rotate_left(29)),
+            offline: false,
         }
     }
 
@@ -89,18 +96,23 @@ impl RegionInfo {
         )
     }
 
-    /// The catalog row of this region.
+    /// The catalog row of this region: table, start key and id (a split parent and its
+    /// first daughter share the start key).
     pub fn meta_row(&self) -> Vec<u8> {
-        meta_row(&self.table, &self.start)
+        let mut r = meta_row(&self.table, &self.start);
+        r.push(0);
+        r.extend_from_slice(&self.id.to_be_bytes());
+        r
     }
 
     fn encode(&self) -> Vec<u8> {
         format!(
-            "start={};end={};id={};encoded={}",
+            "start={};end={};id={};encoded={};offline={}",
             hex(&self.start),
             hex(&self.end),
             self.id,
-            self.encoded
+            self.encoded,
+            self.offline
         )
         .into_bytes()
     }
@@ -113,6 +125,7 @@ impl RegionInfo {
             end: Vec::new(),
             id: 0,
             encoded: String::new(),
+            offline: false,
         };
         for part in text.split(';') {
             let (k, val) = part.split_once('=')?;
@@ -121,6 +134,7 @@ impl RegionInfo {
                 "end" => info.end = unhex(val)?,
                 "id" => info.id = val.parse().ok()?,
                 "encoded" => info.encoded = val.to_string(),
+                "offline" => info.offline = val == "true",
                 _ => {}
             }
         }
@@ -182,6 +196,7 @@ pub fn regions_of(meta: &Region, table: &str) -> Result<Vec<RegionInfo>> {
             reason: format!("bad region info in row {}", to_string_binary(&r.row)),
         })?);
     }
+    out.sort_by(|a, b| a.start.cmp(&b.start).then(a.id.cmp(&b.id)));
     Ok(out)
 }
 

@@ -12,6 +12,7 @@
 
 pub mod catalog;
 mod error;
+mod split;
 mod table;
 
 use std::collections::{BTreeMap, HashMap};
@@ -85,6 +86,8 @@ struct TableEntry {
     enabled: bool,
     /// In start-key order.
     regions: Vec<Slot>,
+    /// Split parents whose files daughters still reference.
+    parents: Vec<RegionInfo>,
 }
 
 /// What `list_regions` reports of a region.
@@ -322,6 +325,7 @@ impl Database {
                 desc,
                 enabled: true,
                 regions,
+                parents: Vec::new(),
             },
         );
         Ok(())
@@ -481,7 +485,12 @@ impl Database {
         if t.enabled {
             return Err(DbError::TableNotDisabled(name.to_string()));
         }
-        let infos: Vec<RegionInfo> = t.regions.iter().map(|s| s.info.clone()).collect();
+        let infos: Vec<RegionInfo> = t
+            .regions
+            .iter()
+            .map(|s| s.info.clone())
+            .chain(t.parents.iter().cloned())
+            .collect();
         catalog::delete_regions(&self.inner.meta, &infos)?;
         remove_tree(self.inner.fs.as_ref(), &table_dir(&self.inner.root, name))?;
         self.inner
@@ -521,6 +530,7 @@ impl Database {
             out.cells_kept += o.cells_kept;
             out.cells_dropped += o.cells_dropped;
         }
+        self.inner.janitor(name)?;
         Ok(out)
     }
 
@@ -727,9 +737,25 @@ impl Inner {
                     end: Vec::new(),
                     id: 0,
                     encoded: old.to_string(),
+                    offline: false,
                 };
                 catalog::put_regions(&self.meta, std::slice::from_ref(&info))?;
                 infos.push(info);
+            }
+            let (parents, infos): (Vec<RegionInfo>, Vec<RegionInfo>) =
+                infos.into_iter().partition(|i| i.offline);
+            // Region directories the catalog does not know are leftovers of a split that
+            // did not commit.
+            let known: std::collections::HashSet<&str> = infos
+                .iter()
+                .chain(parents.iter())
+                .map(|i| i.encoded.as_str())
+                .collect();
+            for sub in self.fs.list_dir(&dir)? {
+                let name = sub.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+                if self.fs.is_dir(&sub) && !name.starts_with('.') && !known.contains(name) {
+                    remove_tree(self.fs.as_ref(), &sub)?;
+                }
             }
             let mut regions = Vec::new();
             for info in infos {
@@ -750,12 +776,16 @@ impl Inner {
                 };
                 regions.push(Slot { info, region });
             }
+            for p in &parents {
+                by_region.remove(&p.encoded);
+            }
             tables.insert(
                 desc.name.clone(),
                 TableEntry {
                     desc,
                     enabled,
                     regions,
+                    parents,
                 },
             );
         }
@@ -835,13 +865,16 @@ fn maintenance_loop(inner: Weak<Inner>, rx: Receiver<Maintenance>) {
         match msg {
             Ok(Maintenance::Flush(name)) => {
                 if let Some(r) = inner.region_named(&name) {
-                    let _ = r.flush();
+                    if r.flush().is_ok() {
+                        let _ = inner.maybe_split(&r);
+                    }
                 }
             }
             Ok(Maintenance::Compact(name)) => {
                 if let Some(r) = inner.region_named(&name) {
-                    if r.needs_compaction() {
-                        let _ = r.compact(false);
+                    if r.needs_compaction() && r.compact(false).is_ok() {
+                        let _ = inner.janitor(&r.table().name);
+                        let _ = inner.maybe_split(&r);
                     }
                 }
             }

@@ -40,7 +40,7 @@ impl Table {
     }
 
     /// Runs `op` on the region serving `row`, retrying while it is too busy or was just
-    /// reopened (alter).
+    /// closed (alter, split).
     fn write<T>(&self, row: &[u8], op: impl Fn(&Region) -> cellar_region::Result<T>) -> Result<T> {
         let start = Instant::now();
         let mut pause = Duration::from_millis(10);
@@ -111,7 +111,8 @@ impl Table {
     }
 
     pub fn get(&self, get: &Get) -> Result<RowResult> {
-        Ok(self.region_for(&get.row)?.get(get)?)
+        let row = get.row.clone();
+        self.write(&row, |r| r.get(get))
     }
 
     /// A scan as HBase's client runs it, across regions (round trips, batch and

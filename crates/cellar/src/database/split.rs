@@ -1,0 +1,221 @@
+//! Splitting regions. A split closes the parent (flushing it), writes reference files —
+//! each daughter's half of every parent file — into the daughters' directories, and then
+//! commits in one atomic catalog mutation: the parent marked offline, both daughters
+//! added. A crash before the commit leaves the parent serving (the daughters' directories
+//! are removed as leftovers on open); after it, the daughters serve through the
+//! references. Daughters rewrite their references in their next compaction; the janitor
+//! then deletes the parent. A split point is always a row: never inside one.
+
+use std::sync::Arc;
+
+use cellar_region::split_policy::SplitPolicy;
+use cellar_region::{Region, RegionError};
+use cellar_types::to_string_binary;
+
+use super::catalog::{self, RegionInfo};
+use super::error::{DbError, Result};
+use super::{lock_mut, remove_tree, table_dir, Database, Inner, Slot, TableEntry};
+
+fn refused(msg: String) -> DbError {
+    DbError::Region(RegionError::InvalidMutation(msg))
+}
+
+impl Database {
+    /// Splits the region holding `row` at `row`, or — without a row — every region that
+    /// has a split point (HBase's `split 't'` / `split 't', 'row'`). Returns how many
+    /// regions split.
+    pub fn split(&self, table: &str, row: Option<&[u8]>) -> Result<usize> {
+        self.inner.split_table(table, row)
+    }
+
+    /// Deletes split parents no daughter references any more.
+    pub fn clean_split_parents(&self, table: &str) -> Result<usize> {
+        self.inner.janitor(table)
+    }
+}
+
+impl Inner {
+    pub(crate) fn split_table(&self, table: &str, row: Option<&[u8]>) -> Result<usize> {
+        let mut tables = lock_mut(&self.tables);
+        let t = tables
+            .get_mut(table)
+            .ok_or_else(|| DbError::TableNotFound(table.to_string()))?;
+        if !t.enabled {
+            return Err(DbError::TableNotEnabled(table.to_string()));
+        }
+        let targets: Vec<usize> = match row {
+            Some(r) => vec![t
+                .regions
+                .partition_point(|s| s.info.start.as_slice() <= r)
+                .saturating_sub(1)],
+            None => (0..t.regions.len()).collect(),
+        };
+        let n = t.regions.len();
+        let mut done = 0;
+        for idx in targets.into_iter().rev() {
+            let Some(region) = t.regions[idx].region.clone() else {
+                continue;
+            };
+            let policy = SplitPolicy::for_table(&t.desc, &self.config, region.seed())?;
+            if !policy.allows_manual() {
+                return Err(refused(format!(
+                    "Split is disabled for table {table} by DisabledRegionSplitPolicy"
+                )));
+            }
+            let point = match row {
+                Some(r) => r.to_vec(),
+                None => match region.split_point() {
+                    Ok(p) => policy.truncate(p),
+                    Err(_) if n > 1 => continue,
+                    Err(why) => {
+                        return Err(refused(format!(
+                            "Region {} cannot split: {why}",
+                            t.regions[idx].info.region_name()
+                        )))
+                    }
+                },
+            };
+            let info = &t.regions[idx].info;
+            if point.as_slice() <= info.start.as_slice()
+                || (!info.end.is_empty() && point.as_slice() >= info.end.as_slice())
+            {
+                return Err(refused(format!(
+                    "Split row '{}' is not inside region {} (a split point must fall between its rows)",
+                    to_string_binary(&point),
+                    info.region_name()
+                )));
+            }
+            if region.stores().any(|s| s.has_references()) {
+                return Err(refused(format!(
+                    "Region {} still holds references from its own split; compact it first",
+                    info.region_name()
+                )));
+            }
+            self.split_slot(t, idx, point)?;
+            done += 1;
+        }
+        Ok(done)
+    }
+
+    /// Splits `t.regions[idx]` at `point`.
+    fn split_slot(&self, t: &mut TableEntry, idx: usize, point: Vec<u8>) -> Result<()> {
+        let parent = t.regions[idx].info.clone();
+        let Some(region) = t.regions[idx].region.take() else {
+            return Ok(());
+        };
+        let id = self.clock.now_millis().max(parent.id + 1);
+        let a = RegionInfo::new(&parent.table, parent.start.clone(), point.clone(), id);
+        let b = RegionInfo::new(&parent.table, point.clone(), parent.end.clone(), id);
+        let dir = table_dir(&self.root, &parent.table);
+        let attempt = (|| -> Result<()> {
+            region.close()?;
+            for store in region.stores() {
+                let fam = String::from_utf8_lossy(&store.family.name).into_owned();
+                store.write_references(
+                    &point,
+                    &dir.join(&a.encoded).join(&fam),
+                    &dir.join(&b.encoded).join(&fam),
+                    &parent.encoded,
+                )?;
+            }
+            self.fs.sync_dir(&dir)?;
+            let mut offline = parent.clone();
+            offline.offline = true;
+            catalog::put_regions(&self.meta, &[offline, a.clone(), b.clone()])?;
+            Ok(())
+        })();
+        if let Err(e) = attempt {
+            // Not committed: the parent serves on; the daughters' directories go.
+            let _ = remove_tree(self.fs.as_ref(), &dir.join(&a.encoded));
+            let _ = remove_tree(self.fs.as_ref(), &dir.join(&b.encoded));
+            t.regions[idx].region = Some(self.open_region(&t.desc, &parent)?);
+            return Err(e);
+        }
+        let ra = self.open_region(&t.desc, &a)?;
+        let rb = self.open_region(&t.desc, &b)?;
+        for r in [&ra, &rb] {
+            self.request_compaction(r);
+        }
+        t.regions.splice(
+            idx..=idx,
+            [
+                Slot {
+                    info: a,
+                    region: Some(ra),
+                },
+                Slot {
+                    info: b,
+                    region: Some(rb),
+                },
+            ],
+        );
+        let mut offline = parent;
+        offline.offline = true;
+        t.parents.push(offline);
+        Ok(())
+    }
+
+    fn request_compaction(&self, r: &Arc<Region>) {
+        if let Some(tx) = &self.maintenance {
+            let _ = tx.send(cellar_region::Maintenance::Compact(r.name().to_string()));
+        }
+    }
+
+    /// Removes split parents whose daughters no longer reference their files.
+    pub(crate) fn janitor(&self, table: &str) -> Result<usize> {
+        let mut tables = lock_mut(&self.tables);
+        let Some(t) = tables.get_mut(table) else {
+            return Ok(0);
+        };
+        let mut removed = 0;
+        let mut keep = Vec::new();
+        for parent in std::mem::take(&mut t.parents) {
+            let suffix = format!(".{}", parent.encoded);
+            let referenced = t.regions.iter().any(|s| {
+                s.region.as_ref().is_some_and(|r| {
+                    r.stores()
+                        .any(|st| st.files().iter().any(|f| f.name.ends_with(&suffix)))
+                })
+            });
+            if referenced || !t.enabled {
+                keep.push(parent);
+                continue;
+            }
+            catalog::delete_regions(&self.meta, std::slice::from_ref(&parent))?;
+            remove_tree(
+                self.fs.as_ref(),
+                &table_dir(&self.root, table).join(&parent.encoded),
+            )?;
+            self.wal.forget_region(&parent.encoded)?;
+            removed += 1;
+        }
+        t.parents = keep;
+        Ok(removed)
+    }
+
+    /// After a flush or compaction: splits the region if its table's policy says so.
+    pub(crate) fn maybe_split(&self, region: &Arc<Region>) -> Result<bool> {
+        let table = region.table().name.clone();
+        let (n, start) = {
+            let tables = super::lock(&self.tables);
+            let Some(t) = tables.get(&table) else {
+                return Ok(false);
+            };
+            (t.regions.len(), region.start_key().to_vec())
+        };
+        if n >= self.config.region_split_limit {
+            return Ok(false);
+        }
+        let policy = SplitPolicy::for_table(region.table(), &self.config, region.seed())?;
+        if !policy.should_split(region.largest_store_size(), n) {
+            return Ok(false);
+        }
+        let Ok(point) = region.split_point().map(|p| policy.truncate(p)) else {
+            return Ok(false);
+        };
+        if point.as_slice() <= start.as_slice() {
+            return Ok(false);
+        }
+        Ok(self.split_table(&table, Some(&point))? > 0)
+    }
+}

@@ -1,0 +1,203 @@
+#![allow(clippy::unwrap_used)]
+//! Splits: manual at a row and at the mid-key, daughters serving through references
+//! until they compact, the parent cleaned up, a wide row that cannot split, a disabled
+//! policy, automatic splits under load, and a crash at every step of a split.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use cellar::{Database, Options};
+use cellar_io::{FaultFs, ManualClock};
+use cellar_region::{Config, FamilyDescriptor, Get, Put, Scan, TableDescriptor};
+use cellar_wal::Durability;
+
+/// Small blocks, so that modest files have a mid-key to split at.
+fn table() -> TableDescriptor {
+    let mut f = FamilyDescriptor::new("f");
+    f.block_size = 1024;
+    let mut g = FamilyDescriptor::new("g");
+    g.block_size = 1024;
+    TableDescriptor::new("t").with_family(f).with_family(g)
+}
+
+fn load(db: &Database, rows: usize) {
+    let t = db.table("t").unwrap();
+    for i in 0..rows {
+        t.put(
+            Put::new(format!("row{i:05}"))
+                .add_column("f", "q", format!("v{i}"))
+                .add_column("g", "q", format!("w{i}")),
+        )
+        .unwrap();
+    }
+}
+
+fn check_all(db: &Database, rows: usize) {
+    let got: Vec<_> = db
+        .table("t")
+        .unwrap()
+        .scan(&Scan::new())
+        .unwrap()
+        .map(|r| r.unwrap())
+        .collect();
+    assert_eq!(got.len(), rows);
+    for (i, r) in got.iter().enumerate() {
+        assert_eq!(r.row, format!("row{i:05}").into_bytes());
+        assert_eq!(r.value(b"f", b"q").unwrap(), format!("v{i}").as_bytes());
+        assert_eq!(r.value(b"g", b"q").unwrap(), format!("w{i}").as_bytes());
+    }
+    let back: Vec<_> = db
+        .table("t")
+        .unwrap()
+        .scan(&Scan::new().reversed(true))
+        .unwrap()
+        .map(|r| r.unwrap().row)
+        .collect();
+    assert_eq!(back.len(), rows);
+    assert_eq!(back[0], format!("row{:05}", rows - 1).into_bytes());
+}
+
+#[test]
+fn manual_splits_serve_through_references_then_compact_them_away() {
+    let tmp = tempfile::tempdir().unwrap();
+    let quiet = || {
+        let mut o = Options::for_dir(tmp.path()).unwrap();
+        o.background = false;
+        o
+    };
+    let db = Database::open_with(tmp.path(), quiet()).unwrap();
+    db.create_table(table()).unwrap();
+    load(&db, 2000);
+    db.flush("t").unwrap();
+    load(&db, 2000); // newer versions in the MemStore, flushed by the split
+    assert_eq!(db.split("t", Some(b"row01000")).unwrap(), 1);
+    let regions = db.list_regions("t").unwrap();
+    assert_eq!(regions.len(), 2);
+    assert_eq!(regions[0].info.end, b"row01000");
+    assert_eq!(regions[1].info.start, b"row01000");
+    check_all(&db, 2000);
+    // A split of a region still holding references is refused.
+    assert!(db
+        .split("t", Some(b"row00500"))
+        .unwrap_err()
+        .to_string()
+        .contains("references"));
+    // Writes go to the daughters.
+    let t = db.table("t").unwrap();
+    t.put(
+        Put::new("row00001")
+            .add_column("f", "q", "v1")
+            .add_column("g", "q", "w1"),
+    )
+    .unwrap();
+    assert_eq!(t.get(&Get::new("row01999")).unwrap().cells.len(), 2);
+    // Reopen: the catalog and the references bring the same regions back.
+    db.close().unwrap();
+    let db = Database::open_with(tmp.path(), quiet()).unwrap();
+    assert_eq!(db.list_regions("t").unwrap().len(), 2);
+    check_all(&db, 2000);
+    // Compactions rewrite the references; the janitor then drops the parent.
+    db.compact("t", false).unwrap();
+    let table_dir = tmp.path().join("data/default/t");
+    let dirs = std::fs::read_dir(&table_dir)
+        .unwrap()
+        .filter(|e| e.as_ref().unwrap().path().is_dir())
+        .count();
+    assert_eq!(dirs, 2, "only the daughters remain");
+    check_all(&db, 2000);
+    // Split without a row: each region at its own mid-key.
+    assert_eq!(db.split("t", None).unwrap(), 2);
+    assert_eq!(db.list_regions("t").unwrap().len(), 4);
+    check_all(&db, 2000);
+}
+
+#[test]
+fn a_wide_row_does_not_split_and_a_disabled_policy_refuses() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = Database::open(tmp.path()).unwrap();
+    db.create_table(table()).unwrap();
+    let t = db.table("t").unwrap();
+    for i in 0..3000 {
+        t.put(Put::new("one-wide-row").add_column("f", format!("c{i:05}"), "x"))
+            .unwrap();
+    }
+    db.flush("t").unwrap();
+    let err = db.split("t", None).unwrap_err().to_string();
+    assert!(
+        err.contains("cannot split") && err.contains("one-wide-row"),
+        "{err}"
+    );
+    // An explicit row at the region's start is not a split point either.
+    assert!(db.split("t", Some(b"")).is_err());
+    db.alter_table("t", |d| {
+        d.set_attribute("SPLIT_POLICY", "DisabledRegionSplitPolicy")
+    })
+    .unwrap();
+    let err = db.split("t", Some(b"m")).unwrap_err().to_string();
+    assert!(err.contains("DisabledRegionSplitPolicy"), "{err}");
+}
+
+#[test]
+fn tables_split_automatically_under_load() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(
+        tmp.path().join("cellar.toml"),
+        "\"hbase.hregion.memstore.flush.size\" = 65536\n\"hbase.regionserver.region.split.policy\" = \"ConstantSizeRegionSplitPolicy\"\n\"hbase.hregion.max.filesize\" = 131072\n",
+    )
+    .unwrap();
+    let db = Database::open(tmp.path()).unwrap();
+    db.create_table(table()).unwrap();
+    load(&db, 6000);
+    let mut regions = 1;
+    for _ in 0..200 {
+        regions = db.list_regions("t").unwrap().len();
+        if regions >= 3 {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert!(regions >= 3, "a tall table spreads: {regions} regions");
+    check_all(&db, 6000);
+}
+
+#[test]
+fn a_crash_at_any_step_of_a_split_serves_every_row_once() {
+    let mut steps_failed = 0;
+    for fail_at in 0..60u64 {
+        let fs = FaultFs::new();
+        let opts = || Options {
+            fs: Arc::new(fs.clone()),
+            clock: Arc::new(ManualClock::new(1_700_000_000_000)),
+            config: Config::default(),
+            background: false,
+            lock: false,
+        };
+        let root = Path::new("/db");
+        let db = Database::open_with(root, opts()).unwrap();
+        let mut d = table();
+        d.durability = Durability::FsyncWal;
+        db.create_table(d).unwrap();
+        load(&db, 300);
+        db.flush("t").unwrap();
+        load(&db, 300);
+        fs.fail_after(fail_at);
+        let failed = db.split("t", Some(b"row00150")).is_err();
+        fs.heal();
+        fs.crash();
+        std::mem::forget(db);
+        let db = Database::open_with(root, opts()).unwrap();
+        let n = db.list_regions("t").unwrap().len();
+        assert!(n == 1 || n == 2, "fail_at {fail_at}: {n} regions");
+        check_all(&db, 300);
+        if failed {
+            steps_failed += 1;
+        } else {
+            assert_eq!(n, 2, "a split that returned Ok survives the crash");
+            break;
+        }
+    }
+    assert!(
+        steps_failed > 5,
+        "the loop covered the split's steps ({steps_failed})"
+    );
+}
