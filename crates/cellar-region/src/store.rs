@@ -352,6 +352,25 @@ impl Store {
         Ok(())
     }
 
+    /// Writes a reference to every whole file of this store into `dir` (a merge).
+    pub fn write_whole_references(&self, dir: &Path, parent: &str) -> Result<()> {
+        self.fs.create_dir_all(dir)?;
+        for f in self.files() {
+            // The top half from the empty row is the whole file.
+            let half = Half {
+                split_row: Vec::new(),
+                top: true,
+                parent: f.path.clone(),
+            };
+            let path = dir.join(format!("{}.{parent}", f.name));
+            let mut w = self.fs.create(&path)?;
+            w.append(half.encode().as_bytes())?;
+            w.sync()?;
+        }
+        self.fs.sync_dir(dir)?;
+        Ok(())
+    }
+
     /// Bytes of all store files.
     pub fn files_size(&self) -> u64 {
         self.read().files.iter().map(|f| f.size).sum()

@@ -201,3 +201,79 @@ fn a_crash_at_any_step_of_a_split_serves_every_row_once() {
         "the loop covered the split's steps ({steps_failed})"
     );
 }
+
+#[test]
+fn adjacent_regions_merge_and_a_crash_at_any_step_loses_nothing() {
+    // A plain merge first.
+    let tmp = tempfile::tempdir().unwrap();
+    let db = Database::open(tmp.path()).unwrap();
+    db.create_table_split(table(), vec![b"row00100".to_vec(), b"row00200".to_vec()])
+        .unwrap();
+    load(&db, 300);
+    assert!(db
+        .merge_regions("t", b"row00000", b"row00250")
+        .unwrap_err()
+        .to_string()
+        .contains("not adjacent"));
+    let names: Vec<String> = db
+        .list_regions("t")
+        .unwrap()
+        .iter()
+        .map(|r| r.info.encoded.clone())
+        .collect();
+    db.merge_regions_named(&names[1], &names[2]).unwrap();
+    let regions = db.list_regions("t").unwrap();
+    assert_eq!(regions.len(), 2);
+    assert_eq!(
+        (
+            regions[1].info.start.as_slice(),
+            regions[1].info.end.as_slice()
+        ),
+        (&b"row00100"[..], &b""[..])
+    );
+    check_all(&db, 300);
+    db.compact("t", true).unwrap();
+    check_all(&db, 300);
+    db.close().unwrap();
+
+    // Then with a crash injected at each step.
+    let mut steps_failed = 0;
+    for fail_at in 0..80u64 {
+        let fs = FaultFs::new();
+        let opts = || Options {
+            fs: Arc::new(fs.clone()),
+            clock: Arc::new(ManualClock::new(1_700_000_000_000)),
+            config: Config::default(),
+            background: false,
+            lock: false,
+        };
+        let root = Path::new("/db");
+        let db = Database::open_with(root, opts()).unwrap();
+        let mut d = table();
+        d.durability = Durability::FsyncWal;
+        db.create_table_split(d, vec![b"row00150".to_vec()])
+            .unwrap();
+        load(&db, 300);
+        db.flush("t").unwrap();
+        load(&db, 300);
+        fs.fail_after(fail_at);
+        let failed = db.merge_regions("t", b"row00001", b"row00299").is_err();
+        fs.heal();
+        fs.crash();
+        std::mem::forget(db);
+        let db = Database::open_with(root, opts()).unwrap();
+        let n = db.list_regions("t").unwrap().len();
+        assert!(n == 1 || n == 2, "fail_at {fail_at}: {n} regions");
+        check_all(&db, 300);
+        if failed {
+            steps_failed += 1;
+        } else {
+            assert_eq!(n, 1, "a merge that returned Ok survives the crash");
+            break;
+        }
+    }
+    assert!(
+        steps_failed > 5,
+        "the loop covered the merge's steps ({steps_failed})"
+    );
+}

@@ -219,3 +219,124 @@ impl Inner {
         Ok(self.split_table(&table, Some(&point))? > 0)
     }
 }
+
+impl Database {
+    /// Merges two adjacent regions of a table, named by a row of each (HBase's
+    /// `merge_region`). The merged region serves through references to both parents'
+    /// files until it compacts; the commit is one atomic catalog mutation.
+    pub fn merge_regions(&self, table: &str, row_a: &[u8], row_b: &[u8]) -> Result<()> {
+        self.inner.merge(table, row_a, row_b)
+    }
+}
+
+impl Inner {
+    fn merge(&self, table: &str, row_a: &[u8], row_b: &[u8]) -> Result<()> {
+        let mut tables = lock_mut(&self.tables);
+        let t = tables
+            .get_mut(table)
+            .ok_or_else(|| DbError::TableNotFound(table.to_string()))?;
+        if !t.enabled {
+            return Err(DbError::TableNotEnabled(table.to_string()));
+        }
+        let find = |row: &[u8]| {
+            t.regions
+                .partition_point(|s| s.info.start.as_slice() <= row)
+                .saturating_sub(1)
+        };
+        let (ia, ib) = {
+            let (x, y) = (find(row_a), find(row_b));
+            (x.min(y), x.max(y))
+        };
+        if ib != ia + 1 {
+            return Err(refused(format!(
+                "Regions {} and {} are not adjacent",
+                t.regions[ia].info.region_name(),
+                t.regions[ib].info.region_name()
+            )));
+        }
+        for idx in [ia, ib] {
+            if let Some(r) = &t.regions[idx].region {
+                if r.stores().any(|s| s.has_references()) {
+                    return Err(refused(format!(
+                        "Region {} still holds references; compact it first",
+                        t.regions[idx].info.region_name()
+                    )));
+                }
+            }
+        }
+        let (a, b) = (t.regions[ia].info.clone(), t.regions[ib].info.clone());
+        let (Some(ra), Some(rb)) = (t.regions[ia].region.take(), t.regions[ib].region.take())
+        else {
+            return Ok(());
+        };
+        let id = self.clock.now_millis().max(a.id.max(b.id) + 1);
+        let merged = RegionInfo::new(table, a.start.clone(), b.end.clone(), id);
+        let dir = table_dir(&self.root, table);
+        let attempt = (|| -> Result<()> {
+            ra.close()?;
+            rb.close()?;
+            for (r, parent) in [(&ra, &a), (&rb, &b)] {
+                for store in r.stores() {
+                    let fam = String::from_utf8_lossy(&store.family.name).into_owned();
+                    store.write_whole_references(
+                        &dir.join(&merged.encoded).join(&fam),
+                        &parent.encoded,
+                    )?;
+                }
+            }
+            self.fs.sync_dir(&dir)?;
+            let (mut oa, mut ob) = (a.clone(), b.clone());
+            oa.offline = true;
+            ob.offline = true;
+            catalog::put_regions(&self.meta, &[oa, ob, merged.clone()])?;
+            Ok(())
+        })();
+        if let Err(e) = attempt {
+            let _ = remove_tree(self.fs.as_ref(), &dir.join(&merged.encoded));
+            t.regions[ia].region = Some(self.open_region(&t.desc, &a)?);
+            t.regions[ib].region = Some(self.open_region(&t.desc, &b)?);
+            return Err(e);
+        }
+        let rm = self.open_region(&t.desc, &merged)?;
+        self.request_compaction(&rm);
+        t.regions.splice(
+            ia..=ib,
+            [Slot {
+                info: merged,
+                region: Some(rm),
+            }],
+        );
+        for mut p in [a, b] {
+            p.offline = true;
+            t.parents.push(p);
+        }
+        Ok(())
+    }
+}
+
+impl Database {
+    /// `merge_region 'a', 'b'`: merges two adjacent regions named by their encoded names
+    /// (or full region names).
+    pub fn merge_regions_named(&self, a: &str, b: &str) -> Result<()> {
+        let find = |name: &str| -> Option<(String, Vec<u8>)> {
+            let tables = super::lock(&self.inner.tables);
+            tables.iter().find_map(|(t, e)| {
+                e.regions
+                    .iter()
+                    .find(|s| {
+                        s.info.encoded == name
+                            || s.info.region_name() == name
+                            || name.trim_end_matches('.').ends_with(&s.info.encoded)
+                    })
+                    .map(|s| (t.clone(), s.info.start.clone()))
+            })
+        };
+        let (Some((ta, ra)), Some((tb, rb))) = (find(a), find(b)) else {
+            return Err(refused(format!("Unknown region {a} or {b}")));
+        };
+        if ta != tb {
+            return Err(refused("Cannot merge regions of different tables".into()));
+        }
+        self.merge_regions(&ta, &ra, &rb)
+    }
+}

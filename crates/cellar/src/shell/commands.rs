@@ -140,6 +140,11 @@ pub fn run(db: &Database, c: &CommandLine, out: &mut String) -> CmdResult {
         "count" => count(db, c, out),
         "flush" => db.flush(&table_name(c)?).map(|_| None).map_err(db_err),
         "list_regions" => list_regions(db, c, out),
+        "merge_region" => {
+            let a = arg(c, 0, "two region names")?.text().unwrap_or_default();
+            let b = arg(c, 1, "two region names")?.text().unwrap_or_default();
+            db.merge_regions_named(&a, &b).map(|_| None).map_err(db_err)
+        }
         "split" => {
             let t = table_name(c)?;
             let row = c.args.get(1).map(|v| bytes(v, "split row")).transpose()?;
@@ -168,7 +173,7 @@ COMMAND GROUPS:\n\
   Group name: dml\n\
   Commands: append, count, delete, deleteall, get, get_counter, incr, put, scan\n\n\
   Group name: tools\n\
-  Commands: compact, flush, list_regions, major_compact, split\n\n\
+  Commands: compact, flush, list_regions, major_compact, merge_region, split\n\n\
 Examples:\n\
   create 't', {NAME => 'd', VERSIONS => 3, DATA_BLOCK_ENCODING => 'FAST_DIFF'}\n\
   put 't', 'r1', 'd:q', 'value'\n\
