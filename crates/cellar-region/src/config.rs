@@ -65,6 +65,10 @@ pub struct Config {
     pub increasing_policy_initial_size: u64,
     /// `hbase.regionserver.regionSplitLimit`
     pub region_split_limit: usize,
+    /// `hbase.busy.policy.minAge` (ms)
+    pub busy_min_age_ms: u64,
+    /// `hbase.busy.policy.blockedRequests` (fraction of writes blocked)
+    pub busy_blocked_requests: f64,
 }
 
 impl Default for Config {
@@ -98,6 +102,8 @@ impl Default for Config {
             split_policy: "org.apache.hadoop.hbase.regionserver.SteppingSplitPolicy".into(),
             increasing_policy_initial_size: 0,
             region_split_limit: 1000,
+            busy_min_age_ms: 600_000,
+            busy_blocked_requests: 0.2,
         }
     }
 }
@@ -219,6 +225,14 @@ impl Config {
             }
             "hbase.increasing.policy.initial.size" => {
                 self.increasing_policy_initial_size = uint(key, v)?
+            }
+            "hbase.busy.policy.minAge" => self.busy_min_age_ms = uint(key, v)?,
+            "hbase.busy.policy.blockedRequests" => {
+                let f = float(key, v)?;
+                if !(0.00001..=0.99999).contains(&f) {
+                    return Err(bad(key, "a fraction in (0.00001, 0.99999)", v));
+                }
+                self.busy_blocked_requests = f;
             }
             "hbase.regionserver.regionSplitLimit" => {
                 self.region_split_limit = uint(key, v)? as usize

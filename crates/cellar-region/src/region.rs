@@ -86,6 +86,8 @@ pub struct Region {
     closed: AtomicBool,
     pub metrics: RegionMetrics,
     seed: u64,
+    /// When the region opened (ms).
+    opened_at: i64,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -135,6 +137,7 @@ impl Region {
         let seed = name.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
             (h ^ b as u64).wrapping_mul(0x100_0000_01b3)
         });
+        let opened_at = ctx.clock.now_millis();
         Ok(Region {
             name: name.to_string(),
             start_key: range.0,
@@ -152,6 +155,7 @@ impl Region {
             closed: AtomicBool::new(false),
             metrics: RegionMetrics::default(),
             seed,
+            opened_at,
         })
     }
 
@@ -177,6 +181,15 @@ impl Region {
 
     pub fn table(&self) -> &TableDescriptor {
         &self.table
+    }
+
+    /// Milliseconds since the region opened.
+    pub fn age_ms(&self) -> u64 {
+        self.ctx
+            .clock
+            .now_millis()
+            .saturating_sub(self.opened_at)
+            .max(0) as u64
     }
 
     /// A number fixed for this region (jitter of split and compaction thresholds).

@@ -70,6 +70,9 @@ pub struct SplitPolicy {
     pub initial_size: u64,
     pub prefix_length: Option<usize>,
     pub delimiter: Option<Vec<u8>>,
+    /// BusyRegionSplitPolicy: minimum region age (ms) and blocked-write fraction.
+    pub busy_min_age_ms: u64,
+    pub busy_blocked_fraction: f64,
 }
 
 impl SplitPolicy {
@@ -128,6 +131,8 @@ impl SplitPolicy {
             initial_size,
             prefix_length,
             delimiter,
+            busy_min_age_ms: config.busy_min_age_ms,
+            busy_blocked_fraction: config.busy_blocked_requests,
         })
     }
 
@@ -161,6 +166,16 @@ impl SplitPolicy {
     /// Whether a region whose largest store holds `largest_store` bytes should split.
     pub fn should_split(&self, largest_store: u64, regions: usize) -> bool {
         self.kind != PolicyKind::Disabled && largest_store > self.size_to_check(regions)
+    }
+
+    /// BusyRegionSplitPolicy's extra trigger: a region at least `minAge` old whose share
+    /// of blocked writes reached `blockedRequests` (measured over the region's life).
+    pub fn is_busy(&self, age_ms: u64, blocked: u64, writes: u64) -> bool {
+        if self.kind != PolicyKind::Busy || age_ms < self.busy_min_age_ms {
+            return false;
+        }
+        let total = blocked + writes;
+        total > 0 && blocked as f64 / total as f64 >= self.busy_blocked_fraction
     }
 
     /// Whether `split 't', 'row'` may split the region.
@@ -221,6 +236,11 @@ mod tests {
         assert_eq!(s.size_to_check(2), 10240 * mb);
         let k = SplitPolicy::for_table(&table("ConstantSizeRegionSplitPolicy"), &c, 7).unwrap();
         assert_eq!(k.size_to_check(1), 10240 * mb);
+        let b = SplitPolicy::for_table(&table("BusyRegionSplitPolicy"), &c, 7).unwrap();
+        assert!(!b.is_busy(599_999, 50, 50), "too young");
+        assert!(b.is_busy(600_000, 20, 80));
+        assert!(!b.is_busy(600_000, 19, 81));
+        assert!(!k.is_busy(10_000_000, 100, 0), "only the busy policy");
         let d = SplitPolicy::for_table(&table("DisabledRegionSplitPolicy"), &c, 7).unwrap();
         assert!(!d.should_split(u64::MAX - 1, 1) && !d.allows_manual());
         // MEMSTORE_FLUSHSIZE changes the initial size.

@@ -277,3 +277,68 @@ fn adjacent_regions_merge_and_a_crash_at_any_step_loses_nothing() {
         "the loop covered the merge's steps ({steps_failed})"
     );
 }
+
+#[test]
+fn key_prefix_policies_never_separate_a_prefix() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = Database::open(tmp.path()).unwrap();
+    let mut d = table();
+    d.set_attribute(
+        "SPLIT_POLICY",
+        "org.apache.hadoop.hbase.regionserver.DelimitedKeyPrefixRegionSplitPolicy",
+    )
+    .unwrap();
+    d.set_attribute("MEMSTORE_FLUSHSIZE", "65536").unwrap();
+    d.set_attribute("MAX_FILESIZE", "196608").unwrap();
+    d.configuration.insert(
+        "DelimitedKeyPrefixRegionSplitPolicy.delimiter".into(),
+        "|".into(),
+    );
+    db.create_table(d).unwrap();
+    let t = db.table("t").unwrap();
+    for tenant in 0..40 {
+        for order in 0..120 {
+            t.put(
+                Put::new(format!("tenant{tenant:04}|order|{order:04}"))
+                    .add_column("f", "q", vec![b'o'; 40])
+                    .add_column("g", "q", "x"),
+            )
+            .unwrap();
+        }
+    }
+    let mut regions = Vec::new();
+    for _ in 0..200 {
+        regions = db.list_regions("t").unwrap();
+        if regions.len() >= 3 {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert!(regions.len() >= 3, "{} regions", regions.len());
+    for r in &regions[1..] {
+        assert!(
+            !r.info.start.contains(&b'|'),
+            "split inside a prefix: {:?}",
+            String::from_utf8_lossy(&r.info.start)
+        );
+    }
+    // So the seed's example holds: one tenant's rows always share a region.
+    let tenant = |i: u32| -> Vec<cellar_region::Mutation> {
+        (0..3)
+            .map(|o| {
+                cellar_region::Mutation::Put(
+                    Put::new(format!("tenant{i:04}|order|{o:04}")).add_column("f", "s", "paid"),
+                )
+            })
+            .collect()
+    };
+    for i in [0, 17, 39] {
+        t.mutate_rows(&tenant(i)).unwrap();
+    }
+    assert_eq!(
+        t.scan(&Scan::new().with_row_prefix("tenant0017|"))
+            .unwrap()
+            .count(),
+        120
+    );
+}

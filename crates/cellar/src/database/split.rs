@@ -207,7 +207,13 @@ impl Inner {
             return Ok(false);
         }
         let policy = SplitPolicy::for_table(region.table(), &self.config, region.seed())?;
-        if !policy.should_split(region.largest_store_size(), n) {
+        let relaxed = std::sync::atomic::Ordering::Relaxed;
+        let busy = policy.is_busy(
+            region.age_ms(),
+            region.metrics.blocked_requests.load(relaxed),
+            region.metrics.write_requests.load(relaxed),
+        );
+        if !busy && !policy.should_split(region.largest_store_size(), n) {
             return Ok(false);
         }
         let Ok(point) = region.split_point().map(|p| policy.truncate(p)) else {
