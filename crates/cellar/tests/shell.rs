@@ -176,7 +176,12 @@ fn pre_split_tables_and_list_regions() {
             "split 't', 'c'\n",
             "list_regions 't'\n",
             "split 't', 'b'\n",
+            "status 'detailed'\n",
         ),
+    );
+    assert!(
+        out.contains("numberOfOnlineRegions=8") && out.contains("\"t,c,"),
+        "{out}"
     );
     assert!(
         out.contains(" 4 rows"),

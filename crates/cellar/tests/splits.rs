@@ -342,3 +342,34 @@ fn key_prefix_policies_never_separate_a_prefix() {
         120
     );
 }
+
+#[test]
+fn a_scan_goes_on_across_a_split_made_under_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut o = Options::for_dir(tmp.path()).unwrap();
+    o.background = false;
+    let db = Database::open_with(tmp.path(), o).unwrap();
+    db.create_table_split(table(), vec![b"row00100".to_vec()])
+        .unwrap();
+    load(&db, 300);
+    db.flush("t").unwrap();
+    let mut scan = db
+        .table("t")
+        .unwrap()
+        .scan(&Scan::new().caching(10))
+        .unwrap();
+    let mut seen = Vec::new();
+    for _ in 0..50 {
+        seen.push(scan.next().unwrap().unwrap().row);
+    }
+    // Split the region the scan has not reached yet, and the one it is in.
+    db.split("t", Some(b"row00200")).unwrap();
+    db.split("t", Some(b"row00060")).unwrap();
+    for r in scan {
+        seen.push(r.unwrap().row);
+    }
+    let want: Vec<Vec<u8>> = (0..300)
+        .map(|i| format!("row{i:05}").into_bytes())
+        .collect();
+    assert_eq!(seen, want);
+}

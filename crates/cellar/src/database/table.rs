@@ -127,12 +127,15 @@ impl Table {
             regions.reverse();
         }
         Ok(TableScanner {
+            table: self.clone(),
             regions,
             next: 0,
             current: None,
             scan: scan.clone(),
             rows: 0,
             done: false,
+            last_row: None,
+            in_row: false,
         })
     }
 }
@@ -151,15 +154,36 @@ fn overlaps(r: &Region, scan: &Scan) -> bool {
 
 /// Results of a scan over a table's regions, in the scan's direction.
 pub struct TableScanner {
+    table: Table,
     regions: Vec<Arc<Region>>,
     next: usize,
     current: Option<ClientScanner>,
     scan: Scan,
     rows: u64,
     done: bool,
+    /// The last row returned, and whether more of it may follow.
+    last_row: Option<Vec<u8>>,
+    in_row: bool,
 }
 
 impl TableScanner {
+    /// A region closed under the scan (split, merge, alter): continue after the last
+    /// whole row returned, over the table's current regions.
+    fn replan(&mut self) -> Result<()> {
+        let mut scan = self.scan.clone();
+        if let Some(last) = &self.last_row {
+            scan.start_row = last.clone();
+            scan.start_inclusive = false;
+        }
+        let fresh = self.table.scan(&scan)?;
+        self.regions = fresh.regions;
+        self.next = 0;
+        self.current = None;
+        self.scan.start_row = scan.start_row;
+        self.scan.start_inclusive = scan.start_inclusive;
+        Ok(())
+    }
+
     fn next_result(&mut self) -> Result<Option<RowResult>> {
         loop {
             if self.done {
@@ -179,19 +203,30 @@ impl TableScanner {
                 if let Some(l) = s.limit {
                     s.limit = Some(l - self.rows);
                 }
-                self.current = Some(region.client_scanner(&s)?);
+                match region.client_scanner(&s) {
+                    Ok(c) => self.current = Some(c),
+                    Err(RegionError::Closed(_)) if !self.in_row => {
+                        self.replan()?;
+                        continue;
+                    }
+                    Err(e) => return Err(e.into()),
+                }
             }
             let Some(scanner) = self.current.as_mut() else {
                 continue;
             };
-            match scanner.next_result()? {
-                Some(r) => {
+            match scanner.next_result() {
+                Ok(Some(r)) => {
                     if !r.partial {
                         self.rows += 1;
                     }
+                    self.in_row = r.partial;
+                    self.last_row = Some(r.row.clone());
                     return Ok(Some(r));
                 }
-                None => self.current = None,
+                Ok(None) => self.current = None,
+                Err(RegionError::Closed(_)) if !self.in_row => self.replan()?,
+                Err(e) => return Err(e.into()),
             }
         }
     }

@@ -183,8 +183,56 @@ Examples:\n\
     Ok(None)
 }
 
-fn status(db: &Database, _c: &CommandLine, out: &mut String) -> CmdResult {
+fn status(db: &Database, c: &CommandLine, out: &mut String) -> CmdResult {
     let tables = db.list_tables();
+    let detailed = c
+        .args
+        .first()
+        .and_then(|v| v.text())
+        .is_some_and(|m| m.eq_ignore_ascii_case("detailed"));
+    if detailed {
+        let mut lines = Vec::new();
+        let (mut regions, mut files, mut size, mut mem, mut reads, mut writes) =
+            (0, 0, 0u64, 0u64, 0, 0);
+        for t in &tables {
+            for r in db.list_regions(t).unwrap_or_default() {
+                regions += 1;
+                files += r.store_files;
+                size += r.store_files_size;
+                mem += r.memstore_size;
+                reads += r.read_requests;
+                writes += r.write_requests;
+                lines.push(format!("        \"{}\"", r.info.region_name()));
+                lines.push(format!(
+                    "            numberOfStorefiles={}, storefileSizeMB={}, memstoreSizeMB={}, readRequestsCount={}, writeRequestsCount={}{}",
+                    r.store_files,
+                    r.store_files_size >> 20,
+                    r.memstore_size >> 20,
+                    r.read_requests,
+                    r.write_requests,
+                    r.alarm.as_ref().map(|a| format!(", WARNING={a}")).unwrap_or_default()
+                ));
+            }
+        }
+        let _ = writeln!(out, "version {}", env!("CARGO_PKG_VERSION"));
+        let _ = writeln!(out, "0 regionsInTransition");
+        let _ = writeln!(out, "active master:  localhost:16000");
+        let _ = writeln!(out, "0 backup masters");
+        let _ = writeln!(out, "master coprocessors: []");
+        let _ = writeln!(out, "1 live servers");
+        let _ = writeln!(out, "    localhost:16020");
+        let _ = writeln!(
+            out,
+            "        numberOfOnlineRegions={regions}, numberOfStorefiles={files}, storefileSizeMB={}, memstoreSizeMB={}, readRequestsCount={reads}, writeRequestsCount={writes}",
+            size >> 20,
+            mem >> 20
+        );
+        for l in lines {
+            let _ = writeln!(out, "{l}");
+        }
+        let _ = writeln!(out, "0 dead servers");
+        return Ok(None);
+    }
     let mut regions = 0;
     for t in &tables {
         if db.is_enabled(t).unwrap_or(false) {
