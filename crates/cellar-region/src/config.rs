@@ -69,6 +69,8 @@ pub struct Config {
     pub busy_min_age_ms: u64,
     /// `hbase.busy.policy.blockedRequests` (fraction of writes blocked)
     pub busy_blocked_requests: f64,
+    /// `hbase.busy.policy.aggWindow` (ms)
+    pub busy_agg_window_ms: u64,
 }
 
 impl Default for Config {
@@ -104,6 +106,7 @@ impl Default for Config {
             region_split_limit: 1000,
             busy_min_age_ms: 600_000,
             busy_blocked_requests: 0.2,
+            busy_agg_window_ms: 300_000,
         }
     }
 }
@@ -227,6 +230,7 @@ impl Config {
                 self.increasing_policy_initial_size = uint(key, v)?
             }
             "hbase.busy.policy.minAge" => self.busy_min_age_ms = uint(key, v)?,
+            "hbase.busy.policy.aggWindow" => self.busy_agg_window_ms = positive(key, v)?,
             "hbase.busy.policy.blockedRequests" => {
                 let f = float(key, v)?;
                 if !(0.00001..=0.99999).contains(&f) {

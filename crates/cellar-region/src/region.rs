@@ -88,6 +88,7 @@ pub struct Region {
     seed: u64,
     /// When the region opened (ms).
     opened_at: i64,
+    busy: Mutex<crate::split_policy::BusyRate>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -156,6 +157,7 @@ impl Region {
             metrics: RegionMetrics::default(),
             seed,
             opened_at,
+            busy: Mutex::new(crate::split_policy::BusyRate::new(opened_at)),
         })
     }
 
@@ -181,6 +183,14 @@ impl Region {
 
     pub fn table(&self) -> &TableDescriptor {
         &self.table
+    }
+
+    /// The blocked-request rate BusyRegionSplitPolicy looks at.
+    pub fn blocked_rate(&self) -> f64 {
+        let now = self.ctx.clock.now_millis();
+        let blocked = self.metrics.blocked_requests.load(Ordering::Relaxed);
+        let writes = self.metrics.write_requests.load(Ordering::Relaxed);
+        lock(&self.busy).update(now, blocked, writes, self.ctx.config.busy_agg_window_ms)
     }
 
     /// Milliseconds since the region opened.

@@ -73,6 +73,7 @@ pub struct SplitPolicy {
     /// BusyRegionSplitPolicy: minimum region age (ms) and blocked-write fraction.
     pub busy_min_age_ms: u64,
     pub busy_blocked_fraction: f64,
+    pub busy_agg_window_ms: u64,
 }
 
 impl SplitPolicy {
@@ -133,6 +134,7 @@ impl SplitPolicy {
             delimiter,
             busy_min_age_ms: config.busy_min_age_ms,
             busy_blocked_fraction: config.busy_blocked_requests,
+            busy_agg_window_ms: config.busy_agg_window_ms,
         })
     }
 
@@ -168,16 +170,59 @@ impl SplitPolicy {
         self.kind != PolicyKind::Disabled && largest_store > self.size_to_check(regions)
     }
 
-    /// BusyRegionSplitPolicy's extra trigger: a region at least `minAge` old whose share
-    /// of blocked writes reached `blockedRequests` (measured over the region's life).
-    pub fn is_busy(&self, age_ms: u64, blocked: u64, writes: u64) -> bool {
-        if self.kind != PolicyKind::Busy || age_ms < self.busy_min_age_ms {
-            return false;
+    /// BusyRegionSplitPolicy's extra trigger: a region at least `minAge` old whose
+    /// blocked-request rate (see [`BusyRate`]) reached `blockedRequests`.
+    pub fn is_busy(&self, age_ms: u64, blocked_rate: f64) -> bool {
+        self.kind == PolicyKind::Busy
+            && age_ms >= self.busy_min_age_ms
+            && blocked_rate >= self.busy_blocked_fraction
+    }
+}
+
+/// HBase's `BusyRegionSplitPolicy.updateRate`: blocked requests over write requests in
+/// the current aggregation window, blended with the previous window's rate by the share
+/// of the window elapsed; zero until the region has lived one window.
+#[derive(Debug, Clone)]
+pub struct BusyRate {
+    start: i64,
+    prev_time: i64,
+    blocked: u64,
+    writes: u64,
+    rate: f64,
+}
+
+impl BusyRate {
+    pub fn new(now: i64) -> BusyRate {
+        BusyRate {
+            start: now,
+            prev_time: now,
+            blocked: 0,
+            writes: 0,
+            rate: 0.0,
         }
-        let total = blocked + writes;
-        total > 0 && blocked as f64 / total as f64 >= self.busy_blocked_fraction
     }
 
+    /// The rate now, given the region's counters so far.
+    pub fn update(&mut self, now: i64, blocked: u64, writes: u64, window_ms: u64) -> f64 {
+        let window = window_ms.max(1) as f64;
+        let cur = (blocked - self.blocked.min(blocked)) as f64
+            / ((writes - self.writes.min(writes)) as f64 + 0.00001);
+        if (now - self.prev_time) as f64 >= window {
+            self.rate = cur;
+            self.prev_time = now;
+            self.blocked = blocked;
+            self.writes = writes;
+            cur
+        } else if (now - self.start) as f64 >= window {
+            let slice = (now - self.prev_time) as f64 / window;
+            (1.0 - slice) * self.rate + slice * cur
+        } else {
+            0.0
+        }
+    }
+}
+
+impl SplitPolicy {
     /// Whether `split 't', 'row'` may split the region.
     pub fn allows_manual(&self) -> bool {
         self.kind != PolicyKind::Disabled
@@ -237,10 +282,18 @@ mod tests {
         let k = SplitPolicy::for_table(&table("ConstantSizeRegionSplitPolicy"), &c, 7).unwrap();
         assert_eq!(k.size_to_check(1), 10240 * mb);
         let b = SplitPolicy::for_table(&table("BusyRegionSplitPolicy"), &c, 7).unwrap();
-        assert!(!b.is_busy(599_999, 50, 50), "too young");
-        assert!(b.is_busy(600_000, 20, 80));
-        assert!(!b.is_busy(600_000, 19, 81));
-        assert!(!k.is_busy(10_000_000, 100, 0), "only the busy policy");
+        assert!(!b.is_busy(599_999, 0.5), "too young");
+        assert!(b.is_busy(600_000, 0.2));
+        assert!(!b.is_busy(600_000, 0.19));
+        assert!(!k.is_busy(10_000_000, 1.0), "only the busy policy");
+        // The rate: nothing in the first window, then blocked/writes, blended.
+        let mut r = BusyRate::new(0);
+        assert_eq!(r.update(100_000, 50, 100, 300_000), 0.0);
+        let full = r.update(300_000, 50, 100, 300_000);
+        assert!((full - 0.5).abs() < 1e-6);
+        // Half a window later with no new blocks: half the old rate.
+        let half = r.update(450_000, 50, 200, 300_000);
+        assert!((half - 0.25).abs() < 1e-3, "{half}");
         let d = SplitPolicy::for_table(&table("DisabledRegionSplitPolicy"), &c, 7).unwrap();
         assert!(!d.should_split(u64::MAX - 1, 1) && !d.allows_manual());
         // MEMSTORE_FLUSHSIZE changes the initial size.

@@ -207,12 +207,7 @@ impl Inner {
             return Ok(false);
         }
         let policy = SplitPolicy::for_table(region.table(), &self.config, region.seed())?;
-        let relaxed = std::sync::atomic::Ordering::Relaxed;
-        let busy = policy.is_busy(
-            region.age_ms(),
-            region.metrics.blocked_requests.load(relaxed),
-            region.metrics.write_requests.load(relaxed),
-        );
+        let busy = policy.is_busy(region.age_ms(), region.blocked_rate());
         if !busy && !policy.should_split(region.largest_store_size(), n) {
             return Ok(false);
         }
