@@ -103,8 +103,16 @@ impl SplitPolicy {
             flush.saturating_mul(2)
         };
         let conf = |k: &str| table.configuration.get(k).cloned();
+        // HBase 2.4+'s RegionSplitRestriction keys do the same for any policy.
+        let restriction = conf("hbase.regionserver.region.split_restriction.type");
         let prefix_length = conf("KeyPrefixRegionSplitPolicy.prefix_length")
             .or_else(|| conf("prefix_split_key_policy.prefix_length"))
+            .or_else(|| {
+                restriction
+                    .as_deref()
+                    .filter(|r| r.eq_ignore_ascii_case("KeyPrefix"))
+                    .and_then(|_| conf("hbase.regionserver.region.split_restriction.prefix_length"))
+            })
             .map(|v| {
                 v.trim().parse::<usize>().map_err(|_| {
                     RegionError::InvalidMutation(format!(
@@ -113,8 +121,25 @@ impl SplitPolicy {
                 })
             })
             .transpose()?;
-        let delimiter =
-            conf("DelimitedKeyPrefixRegionSplitPolicy.delimiter").map(|d| d.into_bytes());
+        let delimiter = conf("DelimitedKeyPrefixRegionSplitPolicy.delimiter")
+            .or_else(|| {
+                restriction
+                    .as_deref()
+                    .filter(|r| r.eq_ignore_ascii_case("DelimitedKeyPrefix"))
+                    .and_then(|_| conf("hbase.regionserver.region.split_restriction.delimiter"))
+            })
+            .map(|d| d.into_bytes());
+        if let Some(r) = &restriction {
+            let ok = (r.eq_ignore_ascii_case("KeyPrefix") && prefix_length.is_some_and(|n| n > 0))
+                || (r.eq_ignore_ascii_case("DelimitedKeyPrefix")
+                    && delimiter.as_ref().is_some_and(|d| !d.is_empty()))
+                || r.eq_ignore_ascii_case("None");
+            if !ok {
+                return Err(RegionError::InvalidMutation(format!(
+                    "split restriction '{r}' needs hbase.regionserver.region.split_restriction.prefix_length or .delimiter"
+                )));
+            }
+        }
         if kind == PolicyKind::KeyPrefix && prefix_length.is_none_or(|n| n == 0) {
             return Err(RegionError::InvalidMutation(
                 "KeyPrefixRegionSplitPolicy needs CONFIGURATION KeyPrefixRegionSplitPolicy.prefix_length > 0".into(),
@@ -228,9 +253,15 @@ impl SplitPolicy {
         self.kind != PolicyKind::Disabled
     }
 
-    /// The split row after the key-prefix policies' truncation.
+    /// The split row after the key-prefix policies' (or split restriction's) truncation.
     pub fn truncate(&self, row: Vec<u8>) -> Vec<u8> {
-        match self.kind {
+        let kind = match self.kind {
+            PolicyKind::KeyPrefix | PolicyKind::DelimitedKeyPrefix => self.kind,
+            _ if self.prefix_length.is_some() => PolicyKind::KeyPrefix,
+            _ if self.delimiter.is_some() => PolicyKind::DelimitedKeyPrefix,
+            other => other,
+        };
+        match kind {
             PolicyKind::KeyPrefix => {
                 let n = self.prefix_length.unwrap_or(row.len()).min(row.len());
                 row[..n].to_vec()
@@ -340,5 +371,29 @@ mod tests {
         assert_eq!(p.truncate(b"tenant0042|order|0001".to_vec()), b"tenant0042");
         assert_eq!(p.truncate(b"nodelim".to_vec()), b"nodelim");
         assert!(PolicyKind::parse("NoSuchPolicy").is_err());
+        // The 2.4+ split restriction works with any policy.
+        let mut t = table("SteppingSplitPolicy");
+        t.configuration.insert(
+            "hbase.regionserver.region.split_restriction.type".into(),
+            "DelimitedKeyPrefix".into(),
+        );
+        assert!(SplitPolicy::for_table(&t, &c, 1).is_err());
+        t.configuration.insert(
+            "hbase.regionserver.region.split_restriction.delimiter".into(),
+            "#".into(),
+        );
+        let p = SplitPolicy::for_table(&t, &c, 1).unwrap();
+        assert_eq!(p.truncate(b"dev42#2026".to_vec()), b"dev42");
+        let mut t = table("SteppingSplitPolicy");
+        t.configuration.insert(
+            "hbase.regionserver.region.split_restriction.type".into(),
+            "KeyPrefix".into(),
+        );
+        t.configuration.insert(
+            "hbase.regionserver.region.split_restriction.prefix_length".into(),
+            "3".into(),
+        );
+        let p = SplitPolicy::for_table(&t, &c, 1).unwrap();
+        assert_eq!(p.truncate(b"abcdef".to_vec()), b"abc");
     }
 }
