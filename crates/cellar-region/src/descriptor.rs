@@ -421,7 +421,10 @@ impl TableDescriptor {
         let mut fams = Vec::new();
         for f in &self.families {
             let mut t = toml::Table::new();
-            t.insert("name_hex".into(), toml::Value::String(hex(&f.name)));
+            t.insert(
+                "name_hex".into(),
+                toml::Value::String(cellar_types::to_hex(&f.name)),
+            );
             for (k, v) in f.attributes() {
                 if k != "NAME" {
                     let v = if k == "TTL" { f.ttl.to_string() } else { v };
@@ -471,7 +474,7 @@ impl TableDescriptor {
             let name = f
                 .get("name_hex")
                 .and_then(|v| v.as_str())
-                .and_then(unhex)
+                .and_then(cellar_types::from_hex)
                 .ok_or_else(|| corrupt("bad family name".into()))?;
             let mut fd = FamilyDescriptor::new(name);
             if let Some(conf) = f.get("CONFIGURATION").and_then(|v| v.as_table()) {
@@ -521,20 +524,6 @@ impl TableDescriptor {
         }
         s
     }
-}
-
-fn hex(b: &[u8]) -> String {
-    b.iter().map(|x| format!("{x:02x}")).collect()
-}
-
-fn unhex(s: &str) -> Option<Vec<u8>> {
-    if !s.len().is_multiple_of(2) {
-        return None;
-    }
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(s.get(i..i + 2)?, 16).ok())
-        .collect()
 }
 
 #[cfg(test)]

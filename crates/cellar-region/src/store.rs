@@ -50,7 +50,7 @@ pub struct Half {
 impl Half {
     /// The reference file's text.
     pub fn encode(&self) -> String {
-        let hex: String = self.split_row.iter().map(|b| format!("{b:02x}")).collect();
+        let hex = cellar_types::to_hex(&self.split_row);
         format!(
             "parent={}\nsplit_row={hex}\nhalf={}\n",
             self.parent.display(),
@@ -66,16 +66,7 @@ impl Half {
             let (k, v) = line.split_once('=')?;
             match k {
                 "parent" => parent = Some(PathBuf::from(v)),
-                "split_row" => {
-                    if !v.len().is_multiple_of(2) {
-                        return None;
-                    }
-                    let bytes: Option<Vec<u8>> = (0..v.len())
-                        .step_by(2)
-                        .map(|i| u8::from_str_radix(v.get(i..i + 2)?, 16).ok())
-                        .collect();
-                    split_row = Some(bytes?);
-                }
+                "split_row" => split_row = Some(cellar_types::from_hex(v)?),
                 "half" => top = Some(v == "top"),
                 _ => {}
             }
@@ -334,32 +325,28 @@ impl Store {
         top: &Path,
         parent: &str,
     ) -> Result<()> {
-        for (dir, is_top) in [(bottom, false), (top, true)] {
-            self.fs.create_dir_all(dir)?;
-            for f in self.files() {
-                let half = Half {
-                    split_row: split_row.to_vec(),
-                    top: is_top,
-                    parent: f.path.clone(),
-                };
-                let path = dir.join(format!("{}.{parent}", f.name));
-                let mut w = self.fs.create(&path)?;
-                w.append(half.encode().as_bytes())?;
-                w.sync()?;
-            }
-            self.fs.sync_dir(dir)?;
-        }
-        Ok(())
+        self.write_reference_files(bottom, parent, split_row, false)?;
+        self.write_reference_files(top, parent, split_row, true)
     }
 
-    /// Writes a reference to every whole file of this store into `dir` (a merge).
+    /// Writes a reference to every whole file of this store into `dir` (a merge): the
+    /// top half from the empty row is the whole file.
     pub fn write_whole_references(&self, dir: &Path, parent: &str) -> Result<()> {
+        self.write_reference_files(dir, parent, b"", true)
+    }
+
+    fn write_reference_files(
+        &self,
+        dir: &Path,
+        parent: &str,
+        split_row: &[u8],
+        top: bool,
+    ) -> Result<()> {
         self.fs.create_dir_all(dir)?;
         for f in self.files() {
-            // The top half from the empty row is the whole file.
             let half = Half {
-                split_row: Vec::new(),
-                top: true,
+                split_row: split_row.to_vec(),
+                top,
                 parent: f.path.clone(),
             };
             let path = dir.join(format!("{}.{parent}", f.name));

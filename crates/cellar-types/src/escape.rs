@@ -45,9 +45,37 @@ pub fn from_string_binary(s: &str) -> Result<Vec<u8>> {
     Ok(out)
 }
 
+/// Lower-case hex of `bytes` (used in Cellar's text metadata files).
+pub fn to_hex(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        out.push_str(&format!("{b:02x}"));
+    }
+    out
+}
+
+/// Parses hex written by [`to_hex`]; `None` for odd lengths or non-hex digits.
+pub fn from_hex(s: &str) -> Option<Vec<u8>> {
+    if !s.len().is_multiple_of(2) {
+        return None;
+    }
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(s.get(i..i + 2)?, 16).ok())
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn hex_round_trips() {
+        assert_eq!(to_hex(b"\x00\xffa"), "00ff61");
+        assert_eq!(from_hex("00ff61"), Some(b"\x00\xffa".to_vec()));
+        assert_eq!(from_hex("0"), None);
+        assert_eq!(from_hex("zz"), None);
+    }
 
     #[test]
     fn escapes_like_hbase() {

@@ -11,5 +11,5 @@ mod key;
 pub use cell::{Cell, CellType, LATEST_TIMESTAMP, MAX_FAMILY_LEN, MAX_ROW_LEN};
 pub use comparator::{compare_cells, compare_keys, compare_rows};
 pub use error::{Result, TypesError};
-pub use escape::{from_string_binary, to_string_binary};
+pub use escape::{from_hex, from_string_binary, to_hex, to_string_binary};
 pub use key::{KeyRef, KEY_INFRASTRUCTURE_SIZE};

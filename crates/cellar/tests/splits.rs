@@ -160,10 +160,18 @@ fn tables_split_automatically_under_load() {
     check_all(&db, 6000);
 }
 
-#[test]
-fn a_crash_at_any_step_of_a_split_serves_every_row_once() {
+/// Injects a failure after `fail_at` file-system operations of `op` (for every
+/// `fail_at` until `op` succeeds), then loses power and reopens: every row must be served
+/// exactly once, by `before` regions if `op` failed or `after` if it succeeded.
+fn crash_each_step(
+    what: &str,
+    splits: Vec<Vec<u8>>,
+    op: impl Fn(&Database) -> bool,
+    before: usize,
+    after: usize,
+) {
     let mut steps_failed = 0;
-    for fail_at in 0..60u64 {
+    for fail_at in 0..100u64 {
         let fs = FaultFs::new();
         let opts = || Options {
             fs: Arc::new(fs.clone()),
@@ -176,29 +184,42 @@ fn a_crash_at_any_step_of_a_split_serves_every_row_once() {
         let db = Database::open_with(root, opts()).unwrap();
         let mut d = table();
         d.durability = Durability::FsyncWal;
-        db.create_table(d).unwrap();
+        db.create_table_split(d, splits.clone()).unwrap();
         load(&db, 300);
         db.flush("t").unwrap();
         load(&db, 300);
         fs.fail_after(fail_at);
-        let failed = db.split("t", Some(b"row00150")).is_err();
+        let ok = op(&db);
         fs.heal();
         fs.crash();
         std::mem::forget(db);
         let db = Database::open_with(root, opts()).unwrap();
         let n = db.list_regions("t").unwrap().len();
-        assert!(n == 1 || n == 2, "fail_at {fail_at}: {n} regions");
+        assert!(
+            n == before || n == after,
+            "{what}, fail_at {fail_at}: {n} regions"
+        );
         check_all(&db, 300);
-        if failed {
-            steps_failed += 1;
-        } else {
-            assert_eq!(n, 2, "a split that returned Ok survives the crash");
+        if ok {
+            assert_eq!(n, after, "a {what} that returned Ok survives the crash");
             break;
         }
+        steps_failed += 1;
     }
     assert!(
         steps_failed > 5,
-        "the loop covered the split's steps ({steps_failed})"
+        "the loop covered the {what}'s steps ({steps_failed})"
+    );
+}
+
+#[test]
+fn a_crash_at_any_step_of_a_split_serves_every_row_once() {
+    crash_each_step(
+        "split",
+        Vec::new(),
+        |db| db.split("t", Some(b"row00150")).is_ok(),
+        1,
+        2,
     );
 }
 
@@ -237,44 +258,12 @@ fn adjacent_regions_merge_and_a_crash_at_any_step_loses_nothing() {
     db.close().unwrap();
 
     // Then with a crash injected at each step.
-    let mut steps_failed = 0;
-    for fail_at in 0..80u64 {
-        let fs = FaultFs::new();
-        let opts = || Options {
-            fs: Arc::new(fs.clone()),
-            clock: Arc::new(ManualClock::new(1_700_000_000_000)),
-            config: Config::default(),
-            background: false,
-            lock: false,
-        };
-        let root = Path::new("/db");
-        let db = Database::open_with(root, opts()).unwrap();
-        let mut d = table();
-        d.durability = Durability::FsyncWal;
-        db.create_table_split(d, vec![b"row00150".to_vec()])
-            .unwrap();
-        load(&db, 300);
-        db.flush("t").unwrap();
-        load(&db, 300);
-        fs.fail_after(fail_at);
-        let failed = db.merge_regions("t", b"row00001", b"row00299").is_err();
-        fs.heal();
-        fs.crash();
-        std::mem::forget(db);
-        let db = Database::open_with(root, opts()).unwrap();
-        let n = db.list_regions("t").unwrap().len();
-        assert!(n == 1 || n == 2, "fail_at {fail_at}: {n} regions");
-        check_all(&db, 300);
-        if failed {
-            steps_failed += 1;
-        } else {
-            assert_eq!(n, 1, "a merge that returned Ok survives the crash");
-            break;
-        }
-    }
-    assert!(
-        steps_failed > 5,
-        "the loop covered the merge's steps ({steps_failed})"
+    crash_each_step(
+        "merge",
+        vec![b"row00150".to_vec()],
+        |db| db.merge_regions("t", b"row00001", b"row00299").is_ok(),
+        2,
+        1,
     );
 }
 

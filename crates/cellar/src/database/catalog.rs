@@ -3,8 +3,6 @@
 //! directory name. A table's regions are one prefix scan of it, in start-key order;
 //! changes to several of them are one atomic multi-row mutation.
 
-use std::fmt::Write as _;
-
 use cellar_region::{Delete, FamilyDescriptor, Mutation, Put, Region, Scan, TableDescriptor};
 use cellar_types::to_string_binary;
 
@@ -41,23 +39,6 @@ pub struct RegionInfo {
     pub encoded: String,
     /// A split parent: no longer serving, kept until its daughters hold no references.
     pub offline: bool,
-}
-
-fn hex(b: &[u8]) -> String {
-    b.iter().fold(String::new(), |mut s, x| {
-        let _ = write!(s, "{x:02x}");
-        s
-    })
-}
-
-fn unhex(s: &str) -> Option<Vec<u8>> {
-    if !s.len().is_multiple_of(2) {
-        return None;
-    }
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(s.get(i..i + 2)?, 16).ok())
-        .collect()
 }
 
 impl RegionInfo {
@@ -108,8 +89,8 @@ impl RegionInfo {
     fn encode(&self) -> Vec<u8> {
         format!(
             "start={};end={};id={};encoded={};offline={}",
-            hex(&self.start),
-            hex(&self.end),
+            cellar_types::to_hex(&self.start),
+            cellar_types::to_hex(&self.end),
             self.id,
             self.encoded,
             self.offline
@@ -130,8 +111,8 @@ impl RegionInfo {
         for part in text.split(';') {
             let (k, val) = part.split_once('=')?;
             match k {
-                "start" => info.start = unhex(val)?,
-                "end" => info.end = unhex(val)?,
+                "start" => info.start = cellar_types::from_hex(val)?,
+                "end" => info.end = cellar_types::from_hex(val)?,
                 "id" => info.id = val.parse().ok()?,
                 "encoded" => info.encoded = val.to_string(),
                 "offline" => info.offline = val == "true",
