@@ -1,0 +1,136 @@
+//! `cellar-bench`: YCSB core workloads A–F (load, then run) against Cellar embedded and,
+//! built with `--features rocksdb`, RocksDB configured alike, in one run on one machine;
+//! throughput, latency percentiles and bytes on disk as a table and as JSON, with each
+//! target's ratio to the first. `--quick` is small enough for CI.
+
+mod report;
+#[cfg(feature = "rocksdb")]
+mod rocks;
+mod runner;
+mod target;
+mod ycsb;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use runner::RunSpec;
+use ycsb::Workload;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "cellar-bench",
+    about = "YCSB core workloads against Cellar and its peers"
+)]
+struct Args {
+    /// Workloads to run (letters A–F).
+    #[arg(long, default_value = "ABCDEF")]
+    workloads: String,
+    /// Targets, comma-separated: cellar, rocksdb (needs --features rocksdb).
+    #[arg(long, default_value = "cellar")]
+    targets: String,
+    /// Records loaded before each workload.
+    #[arg(long, default_value_t = 100_000)]
+    records: u64,
+    /// Operations per workload.
+    #[arg(long, default_value_t = 100_000)]
+    operations: u64,
+    /// Client threads.
+    #[arg(long, default_value_t = 2)]
+    threads: usize,
+    /// Fsync every write (FSYNC_WAL / sync=true) instead of writing it to the OS.
+    #[arg(long)]
+    fsync: bool,
+    /// Block cache bytes for every target.
+    #[arg(long, default_value_t = 256 << 20)]
+    cache_bytes: usize,
+    /// Working directory (a fresh subdirectory per target and workload).
+    #[arg(long, default_value = "bench-data")]
+    dir: PathBuf,
+    /// Write the results as JSON to this file too.
+    #[arg(long)]
+    json: Option<PathBuf>,
+    /// A small run (2,000 records, 2,000 operations) for CI.
+    #[arg(long)]
+    quick: bool,
+    #[arg(long, default_value_t = 42)]
+    seed: u64,
+}
+
+fn main() -> ExitCode {
+    let mut args = Args::parse();
+    if args.quick {
+        args.records = 2_000;
+        args.operations = 2_000;
+    }
+    let mut workloads = Vec::new();
+    for c in args.workloads.chars() {
+        match Workload::core(c) {
+            Some(w) => workloads.push(w),
+            None => {
+                eprintln!("ERROR: unknown workload '{c}' (A–F)");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    let spec = RunSpec {
+        records: args.records,
+        operations: args.operations,
+        threads: args.threads.max(1),
+        fields: 10,
+        field_len: 100,
+        seed: args.seed,
+    };
+    let targets: Vec<String> = args
+        .targets
+        .split(',')
+        .map(|s| s.trim().to_string())
+        .collect();
+    let mut results = Vec::new();
+    for w in &workloads {
+        for t in &targets {
+            let dir = args.dir.join(format!("{t}-{}", w.name));
+            let _ = std::fs::remove_dir_all(&dir);
+            if let Err(e) = std::fs::create_dir_all(&dir) {
+                eprintln!("ERROR: {}: {e}", dir.display());
+                return ExitCode::from(2);
+            }
+            let target = match target::open(t, &dir, args.fsync, args.cache_bytes) {
+                Ok(x) => x,
+                Err(e) => {
+                    eprintln!("ERROR: {e}");
+                    return ExitCode::from(2);
+                }
+            };
+            let load = runner::load(&target, &spec);
+            if let Err(e) = target.settle() {
+                eprintln!("ERROR: {e}");
+                return ExitCode::from(2);
+            }
+            let run = runner::run(&target, w, &spec);
+            let disk = target.disk_bytes();
+            drop(target);
+            let _ = std::fs::remove_dir_all(&dir);
+            results.push(report::Entry {
+                workload: w.name,
+                load,
+                run,
+                disk_bytes: disk,
+            });
+        }
+    }
+    print!("{}", report::table(&results, &spec, args.fsync));
+    if let Some(path) = &args.json {
+        if let Err(e) = std::fs::write(path, report::json(&results, &spec, args.fsync)) {
+            eprintln!("ERROR: {}: {e}", path.display());
+            return ExitCode::from(2);
+        }
+    }
+    let errors: u64 = results.iter().map(|r| r.load.errors + r.run.errors).sum();
+    if errors > 0 {
+        eprintln!("ERROR: {errors} operations failed");
+        return ExitCode::from(1);
+    }
+    ExitCode::SUCCESS
+}

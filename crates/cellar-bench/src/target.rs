@@ -1,0 +1,158 @@
+//! The stores a benchmark runs against. Each stores a YCSB record (ten fields) its own
+//! natural way: Cellar as one row with a column per field; RocksDB (feature `rocksdb`)
+//! as YCSB's RocksDB binding does, one key per record with the fields serialized in the
+//! value. Durability is the same on both sides: WAL on, written to the OS per write
+//! (`SYNC_WAL` / `sync=false`), or fsynced per write with `--fsync`.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use cellar::Database;
+use cellar_region::{FamilyDescriptor, Get, Put, Scan, TableDescriptor};
+use cellar_wal::Durability;
+
+/// A record: (field name, value).
+pub type Record = Vec<(String, Vec<u8>)>;
+
+/// What a benchmark needs of a store.
+pub trait Target: Send + Sync {
+    fn name(&self) -> String;
+    fn insert(&self, key: &str, record: &Record) -> Result<(), String>;
+    /// Reads every field; false when the record is missing.
+    fn read(&self, key: &str) -> Result<bool, String>;
+    fn update(&self, key: &str, field: &str, value: &[u8]) -> Result<(), String>;
+    /// Reads up to `count` records from `start`; returns how many.
+    fn scan(&self, start: &str, count: usize) -> Result<usize, String>;
+    /// Makes everything durable and compacts what the store compacts on its own.
+    fn settle(&self) -> Result<(), String>;
+    /// Bytes on disk.
+    fn disk_bytes(&self) -> u64;
+}
+
+pub fn dir_size(p: &Path) -> u64 {
+    let Ok(rd) = std::fs::read_dir(p) else {
+        return 0;
+    };
+    rd.filter_map(|e| e.ok())
+        .map(|e| {
+            let path = e.path();
+            if path.is_dir() {
+                dir_size(&path)
+            } else {
+                e.metadata().map(|m| m.len()).unwrap_or(0)
+            }
+        })
+        .sum()
+}
+
+/// Cellar embedded.
+pub struct CellarTarget {
+    db: Database,
+    dir: PathBuf,
+    durability: Durability,
+}
+
+impl CellarTarget {
+    pub fn open(dir: &Path, fsync: bool) -> Result<CellarTarget, String> {
+        let db = Database::open(dir).map_err(|e| e.to_string())?;
+        let durability = if fsync {
+            Durability::FsyncWal
+        } else {
+            Durability::SyncWal
+        };
+        if !db.table_exists("usertable") {
+            let mut t = TableDescriptor::new("usertable").with_family(FamilyDescriptor::new("f"));
+            t.durability = durability;
+            db.create_table(t).map_err(|e| e.to_string())?;
+        }
+        Ok(CellarTarget {
+            db,
+            dir: dir.to_path_buf(),
+            durability,
+        })
+    }
+}
+
+impl Target for CellarTarget {
+    fn name(&self) -> String {
+        format!("cellar ({})", self.durability.name())
+    }
+
+    fn insert(&self, key: &str, record: &Record) -> Result<(), String> {
+        let mut p = Put::new(key);
+        for (f, v) in record {
+            p = p.add_column("f", f.as_str(), v.clone());
+        }
+        self.db
+            .table("usertable")
+            .and_then(|t| t.put(p))
+            .map_err(|e| e.to_string())
+    }
+
+    fn read(&self, key: &str) -> Result<bool, String> {
+        let r = self
+            .db
+            .table("usertable")
+            .and_then(|t| t.get(&Get::new(key)))
+            .map_err(|e| e.to_string())?;
+        Ok(!r.is_empty())
+    }
+
+    fn update(&self, key: &str, field: &str, value: &[u8]) -> Result<(), String> {
+        self.db
+            .table("usertable")
+            .and_then(|t| t.put(Put::new(key).add_column("f", field, value.to_vec())))
+            .map_err(|e| e.to_string())
+    }
+
+    fn scan(&self, start: &str, count: usize) -> Result<usize, String> {
+        let t = self.db.table("usertable").map_err(|e| e.to_string())?;
+        let s = Scan::new()
+            .start_row(start)
+            .limit(count as u64)
+            .caching(count as u32);
+        let mut n = 0;
+        for r in t.scan(&s).map_err(|e| e.to_string())? {
+            r.map_err(|e| e.to_string())?;
+            n += 1;
+        }
+        Ok(n)
+    }
+
+    fn settle(&self) -> Result<(), String> {
+        self.db.flush("usertable").map_err(|e| e.to_string())
+    }
+
+    fn disk_bytes(&self) -> u64 {
+        dir_size(&self.dir)
+    }
+}
+
+/// Opens a target by name in `dir`.
+pub fn open(
+    name: &str,
+    dir: &Path,
+    fsync: bool,
+    cache_bytes: usize,
+) -> Result<Arc<dyn Target>, String> {
+    match name {
+        "cellar" => Ok(Arc::new(CellarTarget::open(dir, fsync)?)),
+        #[cfg(feature = "rocksdb")]
+        "rocksdb" => Ok(Arc::new(crate::rocks::RocksTarget::open(
+            dir,
+            fsync,
+            cache_bytes,
+        )?)),
+        other => {
+            let _ = cache_bytes;
+            Err(format!(
+                "unknown target '{other}' (cellar{})",
+                if cfg!(feature = "rocksdb") {
+                    ", rocksdb"
+                } else {
+                    "; rocksdb needs --features rocksdb"
+                }
+            ))
+        }
+    }
+}

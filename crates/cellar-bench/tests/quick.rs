@@ -1,0 +1,56 @@
+#![allow(clippy::unwrap_used)]
+//! The benchmark tool runs end to end in --quick mode (so it never rots): every YCSB
+//! workload against Cellar, a table on stdout, JSON on request, no failed operations.
+
+use std::process::Command;
+
+#[test]
+fn quick_mode_runs_every_workload() {
+    let tmp = tempfile::tempdir().unwrap();
+    let json = tmp.path().join("out.json");
+    let out = Command::new(env!("CARGO_BIN_EXE_cellar-bench"))
+        .args(["--quick", "--threads", "2", "--dir"])
+        .arg(tmp.path().join("data"))
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for w in ["| A |", "| B |", "| C |", "| D |", "| E |", "| F |"] {
+        assert!(stdout.contains(w), "{w} missing:\n{stdout}");
+    }
+    for op in ["READ", "UPDATE", "INSERT", "SCAN", "READ-MODIFY-WRITE"] {
+        assert!(stdout.contains(op), "{op} missing");
+    }
+    let j = std::fs::read_to_string(&json).unwrap();
+    assert!(
+        j.starts_with("{\"records\":2000") && j.contains("\"errors\":0"),
+        "{j}"
+    );
+    assert_eq!(j.matches("\"workload\":").count(), 6);
+    // An unknown workload or target is a clear error.
+    let bad = Command::new(env!("CARGO_BIN_EXE_cellar-bench"))
+        .args(["--quick", "--workloads", "Z"])
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    let bad = Command::new(env!("CARGO_BIN_EXE_cellar-bench"))
+        .args([
+            "--quick",
+            "--workloads",
+            "C",
+            "--targets",
+            "nosuch",
+            "--dir",
+        ])
+        .arg(tmp.path().join("d2"))
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("unknown target"));
+}
