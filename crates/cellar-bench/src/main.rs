@@ -7,6 +7,7 @@ mod report;
 #[cfg(feature = "rocksdb")]
 mod rocks;
 mod runner;
+mod scenarios;
 mod target;
 mod ycsb;
 
@@ -56,6 +57,9 @@ struct Args {
     quick: bool,
     #[arg(long, default_value_t = 42)]
     seed: u64,
+    /// Run a seed scenario instead of YCSB: sensor or inbox.
+    #[arg(long)]
+    scenario: Option<String>,
 }
 
 fn main() -> ExitCode {
@@ -63,6 +67,28 @@ fn main() -> ExitCode {
     if args.quick {
         args.records = 2_000;
         args.operations = 2_000;
+    }
+    if let Some(sc) = &args.scenario {
+        let dir = args.dir.join(sc);
+        let _ = std::fs::remove_dir_all(&dir);
+        let res = match sc.as_str() {
+            "sensor" if args.quick => scenarios::sensor(&dir, 20, 2),
+            "sensor" => scenarios::sensor(&dir, 500, 24),
+            "inbox" if args.quick => scenarios::inbox(&dir, 40, 50, 50, 1 << 20),
+            "inbox" => scenarios::inbox(&dir, 70, 1000, 1000, 32 << 20),
+            other => Err(format!("unknown scenario '{other}' (sensor, inbox)")),
+        };
+        let _ = std::fs::remove_dir_all(&dir);
+        return match res {
+            Ok(report) => {
+                print!("{report}");
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("ERROR: {e}");
+                ExitCode::from(2)
+            }
+        };
     }
     let mut workloads = Vec::new();
     for c in args.workloads.chars() {

@@ -54,3 +54,25 @@ fn quick_mode_runs_every_workload() {
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("unknown target"));
 }
+
+#[test]
+fn quick_scenarios_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    for (sc, want) in [
+        ("sensor", "| bucketed | FAST_DIFF |"),
+        ("inbox", "RowTooBigException on day"),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_cellar-bench"))
+            .args(["--quick", "--scenario", sc, "--dir"])
+            .arg(tmp.path())
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{sc}: {stdout}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(stdout.contains(want), "{sc}: {stdout}");
+    }
+}
