@@ -387,8 +387,12 @@ impl Region {
     /// Runs the compactions the policy picks (`major` = every file of every store).
     pub fn compact(&self, major: bool) -> Result<CompactionOutcome> {
         let _one = lock(&self.compact_lock);
-        let now = self.ctx.clock.now_millis();
         let mut outcome = CompactionOutcome::default();
+        if self.closed.load(Ordering::SeqCst) {
+            // Closed (split, merged, disabled): its files belong to whoever took over.
+            return Ok(outcome);
+        }
+        let now = self.ctx.clock.now_millis();
         for (family, store) in &self.stores {
             let files = store.files();
             let (selected, is_major) = if major
@@ -523,10 +527,13 @@ impl Region {
     }
 
     /// Flushes what is in memory and refuses further work.
+    /// Waits for a running compaction (a split or merge must not reference files a
+    /// compaction is about to replace), then flushes; later compactions do nothing.
     pub fn close(&self) -> Result<()> {
         if self.closed.swap(true, Ordering::SeqCst) {
             return Ok(());
         }
+        let _no_compaction = lock(&self.compact_lock);
         self.flush()?;
         Ok(())
     }

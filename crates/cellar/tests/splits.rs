@@ -405,3 +405,35 @@ fn stepping_splits_the_first_region_early_and_disabled_never() {
         8000
     );
 }
+
+#[test]
+fn splits_wait_for_running_compactions() {
+    for round in 0..4 {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut o = Options::for_dir(tmp.path()).unwrap();
+        o.background = false;
+        let db = Arc::new(Database::open_with(tmp.path(), o).unwrap());
+        db.create_table(table()).unwrap();
+        for _ in 0..4 {
+            load(&db, 2000);
+            db.flush("t").unwrap();
+        }
+        let compactor = {
+            let db = db.clone();
+            std::thread::spawn(move || {
+                for i in 0..6 {
+                    db.compact("t", i % 2 == 0).unwrap();
+                }
+            })
+        };
+        let at = format!("row{:05}", 500 + round * 300);
+        db.split("t", Some(at.as_bytes())).unwrap();
+        // The second may find its region still holding references: refused, not broken.
+        if let Err(e) = db.split("t", Some(b"row01700")) {
+            assert!(e.to_string().contains("references"), "{e}");
+        }
+        compactor.join().unwrap();
+        db.compact("t", true).unwrap();
+        check_all(&db, 2000);
+    }
+}
