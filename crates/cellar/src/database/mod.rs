@@ -12,13 +12,16 @@
 
 pub mod catalog;
 mod error;
+mod files;
+mod maintenance;
 mod split;
+mod stats;
 mod table;
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
-use std::sync::mpsc::{channel, Receiver, RecvTimeoutError, Sender};
-use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard, Weak};
+use std::sync::mpsc::{channel, Sender};
+use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
@@ -30,7 +33,11 @@ use catalog::RegionInfo;
 use cellar_wal::{Wal, WalEdit, WalOptions};
 
 pub use error::{DbError, Result};
+pub use stats::RegionStats;
 pub use table::{Table, TableScanner};
+
+use files::{remove_tree, take_lock, write_atomic};
+use maintenance::maintenance_loop;
 
 /// How a database is opened.
 #[derive(Clone)]
@@ -90,24 +97,6 @@ struct TableEntry {
     parents: Vec<RegionInfo>,
 }
 
-/// What `list_regions` reports of a region.
-#[derive(Debug, Clone)]
-pub struct RegionStats {
-    pub info: RegionInfo,
-    pub store_files: usize,
-    pub store_files_size: u64,
-    pub memstore_size: u64,
-    pub read_requests: u64,
-    pub write_requests: u64,
-    /// Bytes of the largest store's files, and the size the split policy splits at.
-    pub largest_store_size: u64,
-    pub split_threshold: u64,
-    /// Where the region would split (after the policy's truncation).
-    pub split_point: Option<Vec<u8>>,
-    /// The wide-row alarm: why a region over its split threshold has not split.
-    pub alarm: Option<String>,
-}
-
 pub(crate) struct Inner {
     root: PathBuf,
     fs: Arc<dyn FileSystem>,
@@ -141,20 +130,6 @@ fn meta_dir(root: &Path) -> PathBuf {
         .join(catalog::META_NAMESPACE)
         .join(catalog::META_TABLE)
         .join(catalog::META_REGION)
-}
-
-/// Writes `data` to `path` atomically and durably (temporary file, fsync, rename, fsync dir).
-fn write_atomic(fs: &dyn FileSystem, path: &Path, data: &[u8]) -> Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("/"));
-    fs.create_dir_all(dir)?;
-    let tmp = path.with_extension("tmp");
-    let mut w = fs.create(&tmp)?;
-    w.append(data)?;
-    w.sync()?;
-    drop(w);
-    fs.rename(&tmp, path)?;
-    fs.sync_dir(dir)?;
-    Ok(())
 }
 
 fn lock<T>(l: &RwLock<T>) -> RwLockReadGuard<'_, T> {
@@ -329,42 +304,6 @@ impl Database {
             },
         );
         Ok(())
-    }
-
-    /// The regions of a table with their statistics.
-    pub fn list_regions(&self, name: &str) -> Result<Vec<RegionStats>> {
-        let tables = lock(&self.inner.tables);
-        let t = tables
-            .get(name)
-            .ok_or_else(|| DbError::TableNotFound(name.to_string()))?;
-        let n = t.regions.len();
-        Ok(t.regions
-            .iter()
-            .map(|slot| {
-                let mut st = RegionStats {
-                    info: slot.info.clone(),
-                    store_files: 0,
-                    store_files_size: 0,
-                    memstore_size: 0,
-                    read_requests: 0,
-                    write_requests: 0,
-                    largest_store_size: 0,
-                    split_threshold: 0,
-                    split_point: None,
-                    alarm: None,
-                };
-                if let Some(r) = &slot.region {
-                    let relaxed = std::sync::atomic::Ordering::Relaxed;
-                    st.store_files = r.store_file_count();
-                    st.store_files_size = r.store_files_size();
-                    st.memstore_size = r.memstore_size();
-                    st.read_requests = r.metrics.read_requests.load(relaxed);
-                    st.write_requests = r.metrics.write_requests.load(relaxed);
-                    split_status(r, &t.desc, &self.inner.config, n, &mut st);
-                }
-                st
-            })
-            .collect())
     }
 
     /// Table names, sorted.
@@ -573,95 +512,6 @@ impl Drop for Database {
     }
 }
 
-/// Fills in the split threshold, split point and wide-row alarm of a region.
-fn split_status(
-    r: &Region,
-    desc: &TableDescriptor,
-    config: &Config,
-    regions: usize,
-    st: &mut RegionStats,
-) {
-    use cellar_region::split_policy::{PolicyKind, SplitPolicy};
-    st.largest_store_size = r.largest_store_size();
-    let policy = match SplitPolicy::for_table(desc, config, r.seed()) {
-        Ok(p) => p,
-        Err(e) => {
-            st.alarm = Some(format!("split policy: {e}"));
-            return;
-        }
-    };
-    // A disabled policy never splits; the alarm still measures against MAX_FILESIZE.
-    st.split_threshold = if policy.kind == PolicyKind::Disabled {
-        policy.max_file_size
-    } else {
-        policy.size_to_check(regions)
-    };
-    let point = r.split_point().map(|row| policy.truncate(row));
-    let point = match point {
-        Ok(row) if row.is_empty() || row.as_slice() <= r.start_key() => {
-            Err("the policy's key prefix leaves no split row inside the region".to_string())
-        }
-        other => other,
-    };
-    if let Ok(row) = &point {
-        st.split_point = Some(row.clone());
-    }
-    if st.largest_store_size <= st.split_threshold {
-        return;
-    }
-    st.alarm = Some(if policy.kind == PolicyKind::Disabled {
-        "larger than the split threshold, but the split policy is DisabledRegionSplitPolicy"
-            .to_string()
-    } else {
-        match point {
-            Err(why) => format!("larger than the split threshold and cannot split: {why}"),
-            Ok(row) => format!(
-                "larger than the split threshold; would split at '{}' (splits are not performed yet)",
-                cellar_types::to_string_binary(&row)
-            ),
-        }
-    });
-}
-
-fn take_lock(root: &Path) -> Result<std::fs::File> {
-    let path = root.join("LOCK");
-    let file = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&path)
-        .map_err(|e| DbError::Open {
-            path: path.clone(),
-            reason: e.to_string(),
-        })?;
-    match file.try_lock() {
-        Ok(()) => Ok(file),
-        Err(std::fs::TryLockError::WouldBlock) => Err(DbError::Locked {
-            path: root.to_path_buf(),
-            reason: format!("{} is held", path.display()),
-        }),
-        Err(std::fs::TryLockError::Error(e)) => Err(DbError::Locked {
-            path: root.to_path_buf(),
-            reason: e.to_string(),
-        }),
-    }
-}
-
-fn remove_tree(fs: &dyn FileSystem, dir: &Path) -> Result<()> {
-    if !fs.exists(dir) {
-        return Ok(());
-    }
-    for p in fs.list_dir(dir)? {
-        if fs.is_dir(&p) {
-            remove_tree(fs, &p)?;
-        } else {
-            fs.remove_file(&p)?;
-        }
-    }
-    fs.remove_dir(dir)?;
-    Ok(())
-}
-
 impl Inner {
     fn context(&self) -> RegionContext {
         RegionContext {
@@ -851,41 +701,5 @@ impl Inner {
             .flat_map(|t| t.regions.iter())
             .filter_map(|s| s.region.clone())
             .collect()
-    }
-}
-
-/// Runs flushes and compactions regions ask for; every minute also checks whether a
-/// periodic major compaction is due.
-fn maintenance_loop(inner: Weak<Inner>, rx: Receiver<Maintenance>) {
-    loop {
-        let msg = rx.recv_timeout(Duration::from_secs(60));
-        let Some(inner) = inner.upgrade() else {
-            return;
-        };
-        match msg {
-            Ok(Maintenance::Flush(name)) => {
-                if let Some(r) = inner.region_named(&name) {
-                    if r.flush().is_ok() {
-                        let _ = inner.maybe_split(&r);
-                    }
-                }
-            }
-            Ok(Maintenance::Compact(name)) => {
-                if let Some(r) = inner.region_named(&name) {
-                    if r.needs_compaction() && r.compact(false).is_ok() {
-                        let _ = inner.janitor(&r.table().name);
-                        let _ = inner.maybe_split(&r);
-                    }
-                }
-            }
-            Err(RecvTimeoutError::Timeout) => {
-                for r in inner.all_regions() {
-                    if r.needs_compaction() {
-                        let _ = r.compact(false);
-                    }
-                }
-            }
-            Err(RecvTimeoutError::Disconnected) => return,
-        }
     }
 }

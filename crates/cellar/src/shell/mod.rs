@@ -4,6 +4,7 @@
 //! shell goes on.
 
 mod commands;
+mod ddl;
 mod format;
 pub mod parse;
 
