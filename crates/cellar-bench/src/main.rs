@@ -52,6 +52,9 @@ struct Args {
     /// Write the results as JSON to this file too.
     #[arg(long)]
     json: Option<PathBuf>,
+    /// Draw the run throughput of every workload and target as an SVG chart.
+    #[arg(long)]
+    chart: Option<PathBuf>,
     /// A small run (2,000 records, 2,000 operations) for CI.
     #[arg(long)]
     quick: bool,
@@ -149,6 +152,12 @@ fn main() -> ExitCode {
     print!("{}", report::table(&results, &spec, args.fsync));
     if let Some(path) = &args.json {
         if let Err(e) = std::fs::write(path, report::json(&results, &spec, args.fsync)) {
+            eprintln!("ERROR: {}: {e}", path.display());
+            return ExitCode::from(2);
+        }
+    }
+    if let Some(path) = &args.chart {
+        if let Err(e) = std::fs::write(path, report::svg_chart(&results)) {
             eprintln!("ERROR: {}: {e}", path.display());
             return ExitCode::from(2);
         }

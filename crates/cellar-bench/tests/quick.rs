@@ -13,6 +13,8 @@ fn quick_mode_runs_every_workload() {
         .arg(tmp.path().join("data"))
         .arg("--json")
         .arg(&json)
+        .arg("--chart")
+        .arg(tmp.path().join("chart.svg"))
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -33,6 +35,11 @@ fn quick_mode_runs_every_workload() {
         "{j}"
     );
     assert_eq!(j.matches("\"workload\":").count(), 6);
+    let svg = std::fs::read_to_string(tmp.path().join("chart.svg")).unwrap();
+    assert!(
+        svg.starts_with("<svg") && svg.matches("<rect x=").count() >= 6,
+        "{svg}"
+    );
     // An unknown workload or target is a clear error.
     let bad = Command::new(env!("CARGO_BIN_EXE_cellar-bench"))
         .args(["--quick", "--workloads", "Z"])
