@@ -24,7 +24,7 @@ fn encode(record: &Record) -> Vec<u8> {
 
 fn decode(mut b: &[u8]) -> Record {
     let mut out = Vec::new();
-    let mut take = |n: usize, b: &mut &[u8]| -> Option<Vec<u8>> {
+    let take = |n: usize, b: &mut &[u8]| -> Option<Vec<u8>> {
         if b.len() < n {
             return None;
         }
