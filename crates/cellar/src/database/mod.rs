@@ -97,6 +97,15 @@ struct TableEntry {
     parents: Vec<RegionInfo>,
 }
 
+impl TableEntry {
+    /// The index of the region whose range holds `row`.
+    fn region_index(&self, row: &[u8]) -> usize {
+        self.regions
+            .partition_point(|s| s.info.start.as_slice() <= row)
+            .saturating_sub(1)
+    }
+}
+
 pub(crate) struct Inner {
     root: PathBuf,
     fs: Arc<dyn FileSystem>,
@@ -674,10 +683,7 @@ impl Inner {
         if !t.enabled {
             return Err(DbError::TableNotEnabled(table.to_string()));
         }
-        let i = t
-            .regions
-            .partition_point(|s| s.info.start.as_slice() <= row)
-            .saturating_sub(1);
+        let i = t.region_index(row);
         t.regions
             .get(i)
             .and_then(|s| s.region.clone())

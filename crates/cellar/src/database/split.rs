@@ -44,10 +44,7 @@ impl Inner {
             return Err(DbError::TableNotEnabled(table.to_string()));
         }
         let targets: Vec<usize> = match row {
-            Some(r) => vec![t
-                .regions
-                .partition_point(|s| s.info.start.as_slice() <= r)
-                .saturating_sub(1)],
+            Some(r) => vec![t.region_index(r)],
             None => (0..t.regions.len()).collect(),
         };
         let n = t.regions.len();
@@ -239,13 +236,8 @@ impl Inner {
         if !t.enabled {
             return Err(DbError::TableNotEnabled(table.to_string()));
         }
-        let find = |row: &[u8]| {
-            t.regions
-                .partition_point(|s| s.info.start.as_slice() <= row)
-                .saturating_sub(1)
-        };
         let (ia, ib) = {
-            let (x, y) = (find(row_a), find(row_b));
+            let (x, y) = (t.region_index(row_a), t.region_index(row_b));
             (x.min(y), x.max(y))
         };
         if ib != ia + 1 {
