@@ -133,7 +133,24 @@ impl Target for RocksTarget {
     }
 
     fn settle(&self) -> Result<(), String> {
-        self.db.flush_cf(self.cf()?).map_err(|e| e.to_string())
+        let cf = self.cf()?;
+        self.db.flush_cf(cf).map_err(|e| e.to_string())?;
+        // Wait for the compactions the flush asked for, as Cellar's settle does.
+        for _ in 0..6000 {
+            let busy = |p: &str| {
+                self.db
+                    .property_int_value_cf(cf, p)
+                    .map(|v| v.unwrap_or(0))
+                    .map_err(|e| e.to_string())
+            };
+            if busy("rocksdb.compaction-pending")? == 0
+                && busy("rocksdb.num-running-compactions")? == 0
+            {
+                return Ok(());
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        Err("compactions still running after a minute".into())
     }
 
     fn disk_bytes(&self) -> u64 {

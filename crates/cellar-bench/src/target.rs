@@ -53,8 +53,13 @@ pub struct CellarTarget {
 }
 
 impl CellarTarget {
-    pub fn open(dir: &Path, fsync: bool) -> Result<CellarTarget, String> {
-        let db = Database::open(dir).map_err(|e| e.to_string())?;
+    pub fn open(dir: &Path, fsync: bool, cache_bytes: usize) -> Result<CellarTarget, String> {
+        let mut opts = cellar::Options::for_dir(dir).map_err(|e| e.to_string())?;
+        // The block cache is `hfile.block.cache.size` of `cellar.heap.size`: size the
+        // heap so that the cache is exactly `cache_bytes`.
+        opts.config.block_cache_fraction = 0.4;
+        opts.config.heap_size = (cache_bytes as f64 / 0.4).ceil() as u64;
+        let db = Database::open_with(dir, opts).map_err(|e| e.to_string())?;
         let durability = if fsync {
             Durability::FsyncWal
         } else {
@@ -120,7 +125,13 @@ impl Target for CellarTarget {
     }
 
     fn settle(&self) -> Result<(), String> {
-        self.db.flush("usertable").map_err(|e| e.to_string())
+        self.db.flush("usertable").map_err(|e| e.to_string())?;
+        // Finish the compactions the flushes asked for, so that the run phase does not
+        // share the cores with them (RocksDB's settle waits for its compactions too).
+        self.db
+            .compact("usertable", false)
+            .map(|_| ())
+            .map_err(|e| e.to_string())
     }
 
     fn disk_bytes(&self) -> u64 {
@@ -136,23 +147,20 @@ pub fn open(
     cache_bytes: usize,
 ) -> Result<Arc<dyn Target>, String> {
     match name {
-        "cellar" => Ok(Arc::new(CellarTarget::open(dir, fsync)?)),
+        "cellar" => Ok(Arc::new(CellarTarget::open(dir, fsync, cache_bytes)?)),
         #[cfg(feature = "rocksdb")]
         "rocksdb" => Ok(Arc::new(crate::rocks::RocksTarget::open(
             dir,
             fsync,
             cache_bytes,
         )?)),
-        other => {
-            let _ = cache_bytes;
-            Err(format!(
-                "unknown target '{other}' (cellar{})",
-                if cfg!(feature = "rocksdb") {
-                    ", rocksdb"
-                } else {
-                    "; rocksdb needs --features rocksdb"
-                }
-            ))
-        }
+        other => Err(format!(
+            "unknown target '{other}' (cellar{})",
+            if cfg!(feature = "rocksdb") {
+                ", rocksdb"
+            } else {
+                "; rocksdb needs --features rocksdb"
+            }
+        )),
     }
 }

@@ -17,12 +17,14 @@ pub struct DataBlock {
 }
 
 impl DataBlock {
+    /// Bytes held: the cells and the buffers they view (cells of NONE and ROW_INDEX_V1
+    /// blocks view one shared buffer, which their views tile).
     pub fn heap_size(&self) -> usize {
         std::mem::size_of::<DataBlock>()
             + self
                 .cells
                 .iter()
-                .map(|c| std::mem::size_of::<Cell>() + c.serialized_size(true))
+                .map(|c| std::mem::size_of::<Cell>() + c.buffer_len())
                 .sum::<usize>()
     }
 

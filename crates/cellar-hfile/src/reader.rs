@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use cellar_io::{FileSystem, ReadableFile};
-use cellar_types::KeyRef;
+use cellar_types::{Bytes, KeyRef};
 
 use crate::block::{read_block, Block, BlockType};
 use crate::bloom::{BloomMeta, BloomType};
@@ -289,6 +289,13 @@ impl HFileReader {
             self.blocks_end,
             self.compression,
         )?;
+        self.decode_data_block(b, cache)
+    }
+
+    /// Decodes a data block read from the file (cells share its payload) and caches it
+    /// when `cache`.
+    fn decode_data_block(&self, b: Block, cache: bool) -> Result<Arc<DataBlock>> {
+        let offset = b.offset;
         if !b.header.block_type.is_data() {
             return Err(HFileError::corrupt(
                 offset,
@@ -299,7 +306,8 @@ impl HFileReader {
             ));
         }
         let encoded = b.header.block_type == BlockType::EncodedData;
-        let cells = DataBlockEncoding::decode(&b.payload, encoded, self.fmt, offset)?;
+        let payload = Bytes::from(b.payload);
+        let cells = DataBlockEncoding::decode_shared(&payload, encoded, self.fmt, offset)?;
         let d = Arc::new(DataBlock {
             offset,
             header: b.header,
@@ -333,15 +341,20 @@ impl HFileReader {
             {
                 return Ok(Some(d));
             }
-            let b = if cache {
-                self.block_at(offset)?
-            } else {
-                Arc::new(read_block(
-                    self.file.as_ref(),
-                    offset,
-                    self.blocks_end,
-                    self.compression,
-                )?)
+            let b = match self.cache.as_ref().and_then(|c| c.get(self.id, offset)) {
+                Some(Cached::Raw(b)) => b,
+                _ => {
+                    let b = read_block(
+                        self.file.as_ref(),
+                        offset,
+                        self.blocks_end,
+                        self.compression,
+                    )?;
+                    if b.header.block_type.is_data() {
+                        return self.decode_data_block(b, cache).map(Some);
+                    }
+                    Arc::new(b)
+                }
             };
             if b.header.block_type.is_data() {
                 return self.data_block_cached(offset, cache).map(Some);

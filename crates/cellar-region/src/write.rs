@@ -498,13 +498,7 @@ impl Region {
                 None => (0, now),
             };
             let value = old_value.wrapping_add(*delta);
-            let cell = Cell::put(
-                row,
-                f.as_slice(),
-                q.as_slice(),
-                ts,
-                value.to_be_bytes().to_vec(),
-            )?;
+            let cell = Cell::put(row, f.as_slice(), q.as_slice(), ts, value.to_be_bytes())?;
             results.push(if *delta == 0 {
                 old.first().cloned().unwrap_or(cell.clone())
             } else {

@@ -1,7 +1,9 @@
 //! `Cell` and `CellType`: one versioned value of one column of one row.
 
 use crate::error::{Result, TypesError};
-use crate::key::{self, KeyRef};
+use bytes::Bytes;
+
+use crate::key::KeyRef;
 
 /// The largest row key, in bytes (`Short.MAX_VALUE`).
 pub const MAX_ROW_LEN: usize = i16::MAX as usize;
@@ -73,73 +75,78 @@ impl CellType {
 
 /// One cell: coordinates, value, the sequence id (MVCC write number) and optional tags.
 ///
+/// The key, value and tags live in one shared buffer (`key | value | [2-byte gap] tags`),
+/// so that cloning a cell copies no bytes and cells decoded from a store-file block
+/// share the block's buffer instead of owning copies.
+///
 /// Invariants (checked by every constructor): row ≤ 32767 bytes, family ≤ 127 bytes,
 /// tags ≤ 32767 bytes.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Clone)]
 pub struct Cell {
-    row: Vec<u8>,
-    family: Vec<u8>,
-    qualifier: Vec<u8>,
-    timestamp: i64,
+    buf: Bytes,
+    key_len: u32,
+    value_len: u32,
+    row_len: u16,
+    family_len: u8,
+    /// Bytes between the value and the tags (2 when the buffer keeps a tags length).
+    tags_gap: u8,
+    tags_len: u16,
     cell_type: CellType,
-    value: Vec<u8>,
+    timestamp: i64,
     seq_id: u64,
-    tags: Vec<u8>,
 }
 
 impl Cell {
     /// Builds a cell, enforcing the row, family and tag limits.
     #[allow(clippy::too_many_arguments)]
     pub fn new(
-        row: impl Into<Vec<u8>>,
-        family: impl Into<Vec<u8>>,
-        qualifier: impl Into<Vec<u8>>,
+        row: impl AsRef<[u8]>,
+        family: impl AsRef<[u8]>,
+        qualifier: impl AsRef<[u8]>,
         timestamp: i64,
         cell_type: CellType,
-        value: impl Into<Vec<u8>>,
+        value: impl AsRef<[u8]>,
     ) -> Result<Cell> {
-        let cell = Cell {
-            row: row.into(),
-            family: family.into(),
-            qualifier: qualifier.into(),
+        let (row, family, qualifier, value) = (
+            row.as_ref(),
+            family.as_ref(),
+            qualifier.as_ref(),
+            value.as_ref(),
+        );
+        check_lengths(row.len(), family.len(), 0)?;
+        let key = KeyRef {
+            row,
+            family,
+            qualifier,
             timestamp,
-            cell_type,
-            value: value.into(),
-            seq_id: 0,
-            tags: Vec::new(),
+            type_code: cell_type.code(),
         };
-        cell.validate()?;
-        Ok(cell)
+        let mut buf = Vec::with_capacity(key.len() + value.len());
+        key.write(&mut buf);
+        buf.extend_from_slice(value);
+        Ok(Cell {
+            buf: Bytes::from(buf),
+            key_len: key.len() as u32,
+            value_len: value.len() as u32,
+            row_len: row.len() as u16,
+            family_len: family.len() as u8,
+            tags_gap: 0,
+            tags_len: 0,
+            cell_type,
+            timestamp,
+            seq_id: 0,
+        })
     }
 
     /// A Put cell.
     pub fn put(
-        row: impl Into<Vec<u8>>,
-        family: impl Into<Vec<u8>>,
-        qualifier: impl Into<Vec<u8>>,
+        row: impl AsRef<[u8]>,
+        family: impl AsRef<[u8]>,
+        qualifier: impl AsRef<[u8]>,
         timestamp: i64,
-        value: impl Into<Vec<u8>>,
+        value: impl AsRef<[u8]>,
     ) -> Result<Cell> {
         Cell::new(row, family, qualifier, timestamp, CellType::Put, value)
-    }
-
-    fn validate(&self) -> Result<()> {
-        if self.row.len() > MAX_ROW_LEN {
-            return Err(TypesError::RowTooLong {
-                len: self.row.len(),
-            });
-        }
-        if self.family.len() > MAX_FAMILY_LEN {
-            return Err(TypesError::FamilyTooLong {
-                len: self.family.len(),
-            });
-        }
-        if self.tags.len() > i16::MAX as usize {
-            return Err(TypesError::TagsTooLong {
-                len: self.tags.len(),
-            });
-        }
-        Ok(())
     }
 
     /// Returns the cell with this sequence id.
@@ -149,37 +156,54 @@ impl Cell {
     }
 
     /// Returns the cell with these serialized tags.
-    pub fn with_tags(mut self, tags: impl Into<Vec<u8>>) -> Result<Cell> {
-        self.tags = tags.into();
-        self.validate()?;
-        Ok(self)
+    pub fn with_tags(self, tags: impl AsRef<[u8]>) -> Result<Cell> {
+        let tags = tags.as_ref();
+        check_lengths(0, 0, tags.len())?;
+        let kv = self.key_len as usize + self.value_len as usize;
+        let mut buf = Vec::with_capacity(kv + tags.len());
+        buf.extend_from_slice(&self.buf[..kv]);
+        buf.extend_from_slice(tags);
+        Ok(Cell {
+            buf: Bytes::from(buf),
+            tags_gap: 0,
+            tags_len: tags.len() as u16,
+            ..self
+        })
     }
 
     /// Builds a cell from a flat serialized key (see [`KeyRef`]) and a value.
     pub fn from_key(key: &[u8], value: &[u8], seq_id: u64, tags: &[u8]) -> Result<Cell> {
         let k = KeyRef::parse(key)?;
-        let cell = Cell {
-            row: k.row.to_vec(),
-            family: k.family.to_vec(),
-            qualifier: k.qualifier.to_vec(),
+        let cell_type = CellType::from_code(k.type_code)?;
+        check_lengths(k.row.len(), k.family.len(), tags.len())?;
+        let mut buf = Vec::with_capacity(key.len() + value.len() + tags.len());
+        buf.extend_from_slice(key);
+        buf.extend_from_slice(value);
+        buf.extend_from_slice(tags);
+        Ok(Cell {
+            buf: Bytes::from(buf),
+            key_len: key.len() as u32,
+            value_len: value.len() as u32,
+            row_len: k.row.len() as u16,
+            family_len: k.family.len() as u8,
+            tags_gap: 0,
+            tags_len: tags.len() as u16,
+            cell_type,
             timestamp: k.timestamp,
-            cell_type: CellType::from_code(k.type_code)?,
-            value: value.to_vec(),
             seq_id,
-            tags: tags.to_vec(),
-        };
-        cell.validate()?;
-        Ok(cell)
+        })
     }
 
     pub fn row(&self) -> &[u8] {
-        &self.row
+        &self.buf[2..2 + self.row_len as usize]
     }
     pub fn family(&self) -> &[u8] {
-        &self.family
+        let start = 3 + self.row_len as usize;
+        &self.buf[start..start + self.family_len as usize]
     }
     pub fn qualifier(&self) -> &[u8] {
-        &self.qualifier
+        let start = 3 + self.row_len as usize + self.family_len as usize;
+        &self.buf[start..self.key_len as usize - 9]
     }
     pub fn timestamp(&self) -> i64 {
         self.timestamp
@@ -188,21 +212,28 @@ impl Cell {
         self.cell_type
     }
     pub fn value(&self) -> &[u8] {
-        &self.value
+        let start = self.key_len as usize;
+        &self.buf[start..start + self.value_len as usize]
     }
     pub fn seq_id(&self) -> u64 {
         self.seq_id
     }
     pub fn tags(&self) -> &[u8] {
-        &self.tags
+        let start = self.key_len as usize + self.value_len as usize + self.tags_gap as usize;
+        &self.buf[start..start + self.tags_len as usize]
+    }
+
+    /// The flat key bytes (see [`KeyRef`]).
+    pub fn key(&self) -> &[u8] {
+        &self.buf[..self.key_len as usize]
     }
 
     /// The key as a borrowed view.
     pub fn key_ref(&self) -> KeyRef<'_> {
         KeyRef {
-            row: &self.row,
-            family: &self.family,
-            qualifier: &self.qualifier,
+            row: self.row(),
+            family: self.family(),
+            qualifier: self.qualifier(),
             timestamp: self.timestamp,
             type_code: self.cell_type.code(),
         }
@@ -210,73 +241,187 @@ impl Cell {
 
     /// Length of the flat key: 2 + row + 1 + family + qualifier + 8 + 1.
     pub fn key_len(&self) -> usize {
-        key::key_len(self.row.len(), self.family.len(), self.qualifier.len())
+        self.key_len as usize
     }
 
     /// Appends the flat key to `out`.
     pub fn write_key(&self, out: &mut Vec<u8>) {
-        self.key_ref().write(out);
+        out.extend_from_slice(self.key());
     }
 
     /// The flat key as a new vector.
     pub fn key_bytes(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(self.key_len());
-        self.write_key(&mut out);
-        out
+        self.key().to_vec()
+    }
+
+    /// Bytes of memory this cell's buffer view covers (key, value and tags).
+    pub fn buffer_len(&self) -> usize {
+        self.buf.len()
     }
 
     /// Serialized KeyValue size: 8 + key + value (+ 2 + tags when `with_tags`).
     pub fn serialized_size(&self, with_tags: bool) -> usize {
-        8 + self.key_len() + self.value.len() + if with_tags { 2 + self.tags.len() } else { 0 }
+        8 + self.key_len as usize
+            + self.value_len as usize
+            + if with_tags {
+                2 + self.tags_len as usize
+            } else {
+                0
+            }
     }
 
     /// Appends the KeyValue serialization (§1.1): key length, value length, key, value,
     /// and when `with_tags` the u16 tags length and the tags.
     pub fn write_key_value(&self, out: &mut Vec<u8>, with_tags: bool) {
-        out.extend_from_slice(&(self.key_len() as u32).to_be_bytes());
-        out.extend_from_slice(&(self.value.len() as u32).to_be_bytes());
-        self.write_key(out);
-        out.extend_from_slice(&self.value);
+        out.extend_from_slice(&self.key_len.to_be_bytes());
+        out.extend_from_slice(&self.value_len.to_be_bytes());
+        out.extend_from_slice(&self.buf[..self.key_len as usize + self.value_len as usize]);
         if with_tags {
-            out.extend_from_slice(&(self.tags.len() as u16).to_be_bytes());
-            out.extend_from_slice(&self.tags);
+            out.extend_from_slice(&self.tags_len.to_be_bytes());
+            out.extend_from_slice(self.tags());
         }
     }
 
     /// Parses one KeyValue from the front of `buf`; returns the cell (seq id 0) and the
     /// bytes consumed.
     pub fn read_key_value(buf: &[u8], with_tags: bool) -> Result<(Cell, usize)> {
-        let bad = |reason| TypesError::MalformedKeyValue { reason };
-        if buf.len() < 8 {
-            return Err(bad("shorter than its two length fields"));
-        }
-        let key_len = u32::from_be_bytes([buf[0], buf[1], buf[2], buf[3]]) as usize;
-        let value_len = u32::from_be_bytes([buf[4], buf[5], buf[6], buf[7]]) as usize;
-        let key_end = 8usize
-            .checked_add(key_len)
-            .ok_or(bad("key length overflows"))?;
-        let value_end = key_end
-            .checked_add(value_len)
-            .ok_or(bad("value length overflows"))?;
-        if value_end > buf.len() {
-            return Err(bad("key or value runs past the end of the buffer"));
-        }
-        let mut end = value_end;
-        let mut tags: &[u8] = &[];
-        if with_tags {
-            if end + 2 > buf.len() {
-                return Err(bad("tags length runs past the end of the buffer"));
-            }
-            let tags_len = u16::from_be_bytes([buf[end], buf[end + 1]]) as usize;
-            end += 2;
-            if end + tags_len > buf.len() {
-                return Err(bad("tags run past the end of the buffer"));
-            }
-            tags = &buf[end..end + tags_len];
-            end += tags_len;
-        }
-        let cell = Cell::from_key(&buf[8..key_end], &buf[key_end..value_end], 0, tags)?;
+        let (layout, end) = parse_key_value(buf, with_tags)?;
+        let cell = Cell::from_key(
+            &buf[8..layout.key_end],
+            &buf[layout.key_end..layout.value_end],
+            0,
+            &buf[layout.tags_start..end],
+        )?;
         Ok((cell, end))
+    }
+
+    /// Parses one KeyValue at `pos` of a shared buffer into a cell (seq id 0) that
+    /// shares the buffer; returns it and the bytes consumed.
+    pub fn read_key_value_shared(
+        buf: &Bytes,
+        pos: usize,
+        with_tags: bool,
+    ) -> Result<(Cell, usize)> {
+        let slice = buf.get(pos..).unwrap_or_default();
+        let (layout, end) = parse_key_value(slice, with_tags)?;
+        let key = &slice[8..layout.key_end];
+        let k = KeyRef::parse(key)?;
+        let cell_type = CellType::from_code(k.type_code)?;
+        let tags_len = end - layout.tags_start;
+        check_lengths(k.row.len(), k.family.len(), tags_len)?;
+        Ok((
+            Cell {
+                buf: buf.slice(pos + 8..pos + end),
+                key_len: key.len() as u32,
+                value_len: (layout.value_end - layout.key_end) as u32,
+                row_len: k.row.len() as u16,
+                family_len: k.family.len() as u8,
+                tags_gap: (layout.tags_start - layout.value_end) as u8,
+                tags_len: tags_len as u16,
+                cell_type,
+                timestamp: k.timestamp,
+                seq_id: 0,
+            },
+            end,
+        ))
+    }
+}
+
+/// Offsets of one KeyValue's parts inside its serialization.
+struct KeyValueLayout {
+    key_end: usize,
+    value_end: usize,
+    tags_start: usize,
+}
+
+fn parse_key_value(buf: &[u8], with_tags: bool) -> Result<(KeyValueLayout, usize)> {
+    let bad = |reason| TypesError::MalformedKeyValue { reason };
+    if buf.len() < 8 {
+        return Err(bad("shorter than its two length fields"));
+    }
+    let key_len = u32::from_be_bytes([buf[0], buf[1], buf[2], buf[3]]) as usize;
+    let value_len = u32::from_be_bytes([buf[4], buf[5], buf[6], buf[7]]) as usize;
+    let key_end = 8usize
+        .checked_add(key_len)
+        .ok_or(bad("key length overflows"))?;
+    let value_end = key_end
+        .checked_add(value_len)
+        .ok_or(bad("value length overflows"))?;
+    if value_end > buf.len() {
+        return Err(bad("key or value runs past the end of the buffer"));
+    }
+    let mut end = value_end;
+    let mut tags_start = value_end;
+    if with_tags {
+        if end + 2 > buf.len() {
+            return Err(bad("tags length runs past the end of the buffer"));
+        }
+        let tags_len = u16::from_be_bytes([buf[end], buf[end + 1]]) as usize;
+        end += 2;
+        if end + tags_len > buf.len() {
+            return Err(bad("tags run past the end of the buffer"));
+        }
+        tags_start = end;
+        end += tags_len;
+    }
+    Ok((
+        KeyValueLayout {
+            key_end,
+            value_end,
+            tags_start,
+        },
+        end,
+    ))
+}
+
+fn check_lengths(row: usize, family: usize, tags: usize) -> Result<()> {
+    if row > MAX_ROW_LEN {
+        return Err(TypesError::RowTooLong { len: row });
+    }
+    if family > MAX_FAMILY_LEN {
+        return Err(TypesError::FamilyTooLong { len: family });
+    }
+    if tags > i16::MAX as usize {
+        return Err(TypesError::TagsTooLong { len: tags });
+    }
+    Ok(())
+}
+
+impl std::fmt::Debug for Cell {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Cell")
+            .field("row", &crate::escape::to_string_binary(self.row()))
+            .field("family", &crate::escape::to_string_binary(self.family()))
+            .field(
+                "qualifier",
+                &crate::escape::to_string_binary(self.qualifier()),
+            )
+            .field("timestamp", &self.timestamp)
+            .field("cell_type", &self.cell_type)
+            .field("value", &crate::escape::to_string_binary(self.value()))
+            .field("seq_id", &self.seq_id)
+            .field("tags", &self.tags())
+            .finish()
+    }
+}
+
+impl PartialEq for Cell {
+    fn eq(&self, other: &Cell) -> bool {
+        self.seq_id == other.seq_id
+            && self.key() == other.key()
+            && self.value() == other.value()
+            && self.tags() == other.tags()
+    }
+}
+
+impl Eq for Cell {}
+
+impl std::hash::Hash for Cell {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.key().hash(state);
+        self.value().hash(state);
+        self.tags().hash(state);
+        self.seq_id.hash(state);
     }
 }
 
@@ -358,6 +503,43 @@ mod tests {
         let (back, used) = Cell::read_key_value(&out, true).unwrap();
         assert_eq!(back, c);
         assert_eq!(used, out.len());
+    }
+
+    #[test]
+    fn shared_key_values_view_their_buffer() {
+        let a = Cell::put("row", "fam", "qual", 9, "value").unwrap();
+        let b = Cell::put("row2", "f", "", 3, "")
+            .unwrap()
+            .with_tags(vec![0, 2, 1, 9])
+            .unwrap();
+        for with_tags in [false, true] {
+            let mut out = Vec::new();
+            a.write_key_value(&mut out, with_tags);
+            b.write_key_value(&mut out, with_tags);
+            let buf = Bytes::from(out.clone());
+            let (a2, used) = Cell::read_key_value_shared(&buf, 0, with_tags).unwrap();
+            let (b2, used2) = Cell::read_key_value_shared(&buf, used, with_tags).unwrap();
+            assert_eq!(used + used2, out.len());
+            assert_eq!(a2, a);
+            let b_expect = if with_tags {
+                b.clone()
+            } else {
+                b.clone().with_tags(Vec::new()).unwrap()
+            };
+            assert_eq!(b2, b_expect);
+            assert_eq!(b2.row(), b"row2");
+            assert_eq!(b2.qualifier(), b"");
+            // Re-serializing the view gives the same bytes.
+            let mut again = Vec::new();
+            a2.write_key_value(&mut again, with_tags);
+            b2.write_key_value(&mut again, with_tags);
+            assert_eq!(again, out);
+            for cut in 0..out.len() {
+                let short = Bytes::from(out[..cut].to_vec());
+                let ok = Cell::read_key_value_shared(&short, 0, with_tags).is_ok();
+                assert_eq!(ok, cut >= used, "cut {cut}");
+            }
+        }
     }
 
     #[test]

@@ -8,6 +8,7 @@ mod error;
 mod escape;
 mod key;
 
+pub use bytes::Bytes;
 pub use cell::{Cell, CellType, LATEST_TIMESTAMP, MAX_FAMILY_LEN, MAX_ROW_LEN};
 pub use comparator::{compare_cells, compare_keys, compare_rows};
 pub use error::{Result, TypesError};

@@ -8,7 +8,7 @@ mod none;
 mod prefix;
 mod row_index;
 
-use cellar_types::{Cell, CellType};
+use cellar_types::{Bytes, Cell, CellType};
 
 use crate::bytes::{put_cint, put_vlong, vlong_size, Reader};
 use crate::error::{HFileError, Result};
@@ -121,16 +121,28 @@ impl DataBlockEncoding {
         fmt: CellFormat,
         offset: u64,
     ) -> Result<Vec<Cell>> {
+        DataBlockEncoding::decode_shared(&Bytes::copy_from_slice(payload), encoded, fmt, offset)
+    }
+
+    /// [`DataBlockEncoding::decode`] of a shared payload: NONE and ROW_INDEX_V1 cells
+    /// share its buffer instead of copying their bytes.
+    pub fn decode_shared(
+        payload: &Bytes,
+        encoded: bool,
+        fmt: CellFormat,
+        offset: u64,
+    ) -> Result<Vec<Cell>> {
         let mut r = Reader::new(payload, offset);
         let encoding = if encoded {
             DataBlockEncoding::from_id(r.u16()? as i16).map_err(|e| with_offset(e, offset))?
         } else {
             DataBlockEncoding::None
         };
+        let shared = payload.slice(r.pos()..);
         let body = &payload[r.pos()..];
         let cells = match encoding {
-            DataBlockEncoding::None => none::decode(body, fmt, offset),
-            DataBlockEncoding::RowIndexV1 => row_index::decode(body, fmt, offset),
+            DataBlockEncoding::None => none::decode(&shared, fmt, offset),
+            DataBlockEncoding::RowIndexV1 => row_index::decode(&shared, fmt, offset),
             DataBlockEncoding::Prefix => prefix::decode(skip_size(body, offset)?, fmt, offset),
             DataBlockEncoding::Diff => diff::decode(skip_size(body, offset)?, fmt, offset),
             DataBlockEncoding::FastDiff => fast_diff::decode(skip_size(body, offset)?, fmt, offset),
@@ -314,20 +326,17 @@ fn read_row_and_qualifier(
 }
 
 fn make_cell(prev: &PrevKey, value: &[u8], tags: &[u8], seq: u64) -> Result<Cell> {
-    let cell = Cell::new(
-        prev.row.clone(),
-        prev.family.clone(),
-        prev.qualifier.clone(),
-        prev.timestamp,
-        CellType::from_code(prev.type_code)?,
-        value.to_vec(),
-    )?
-    .with_seq_id(seq);
-    if tags.is_empty() {
-        Ok(cell)
-    } else {
-        Ok(cell.with_tags(tags.to_vec())?)
-    }
+    let type_code = CellType::from_code(prev.type_code)?.code();
+    let key = cellar_types::KeyRef {
+        row: &prev.row,
+        family: &prev.family,
+        qualifier: &prev.qualifier,
+        timestamp: prev.timestamp,
+        type_code,
+    };
+    let mut flat = Vec::with_capacity(key.len());
+    key.write(&mut flat);
+    Ok(Cell::from_key(&flat, value, seq, tags)?)
 }
 
 #[cfg(test)]

@@ -1,7 +1,8 @@
 //! NONE (§4.2): cells as KeyValues, each followed by a u16 tags length and tags (when
-//! the file has tags) and the sequence id as a VLong (when it has mvcc).
+//! the file has tags) and the sequence id as a VLong (when it has mvcc). Decoded cells
+//! share the block's buffer.
 
-use cellar_types::Cell;
+use cellar_types::{Bytes, Cell};
 
 use super::CellFormat;
 use crate::bytes::{put_vlong, Reader};
@@ -20,11 +21,11 @@ pub(super) fn encode(cells: &[Cell], fmt: CellFormat, out: &mut Vec<u8>) {
     }
 }
 
-pub(super) fn decode(body: &[u8], fmt: CellFormat, offset: u64) -> Result<Vec<Cell>> {
+pub(super) fn decode(body: &Bytes, fmt: CellFormat, offset: u64) -> Result<Vec<Cell>> {
     let mut cells = Vec::new();
     let mut pos = 0;
     while pos < body.len() {
-        let (cell, used) = Cell::read_key_value(&body[pos..], fmt.includes_tags)?;
+        let (cell, used) = Cell::read_key_value_shared(body, pos, fmt.includes_tags)?;
         pos += used;
         let cell = if fmt.includes_mvcc {
             let mut r = Reader::new(&body[pos..], offset);

@@ -1,7 +1,7 @@
 //! ROW_INDEX_V1 (§4.6): NONE-format cells, then the row count, the offset of each
 //! row's first cell (relative to the cells) and the byte length of the cells.
 
-use cellar_types::Cell;
+use cellar_types::{Bytes, Cell};
 
 use super::{none, CellFormat};
 use crate::bytes::Reader;
@@ -26,7 +26,7 @@ pub(super) fn encode(cells: &[Cell], fmt: CellFormat, out: &mut Vec<u8>) {
     out.extend_from_slice(&data_size.to_be_bytes());
 }
 
-pub(super) fn decode(body: &[u8], fmt: CellFormat, offset: u64) -> Result<Vec<Cell>> {
+pub(super) fn decode(body: &Bytes, fmt: CellFormat, offset: u64) -> Result<Vec<Cell>> {
     let bad = |why: &str| HFileError::corrupt(offset, format!("ROW_INDEX_V1 block: {why}"));
     if body.len() < 8 {
         return Err(bad("too short"));
@@ -46,7 +46,7 @@ pub(super) fn decode(body: &[u8], fmt: CellFormat, offset: u64) -> Result<Vec<Ce
     for _ in 0..rows {
         offsets.push(r.len32()?);
     }
-    let cells = none::decode(&body[..data_size], fmt, offset)?;
+    let cells = none::decode(&body.slice(..data_size), fmt, offset)?;
     // Check the index agrees with the cells: each offset starts a new row.
     let mut expected = Vec::new();
     let mut pos = 0;
