@@ -3,6 +3,7 @@
 //! is all a forward scan needs and lets file cursors stay inside their current block.
 
 use std::cmp::Ordering;
+use std::collections::VecDeque;
 use std::ops::Bound;
 use std::sync::Arc;
 
@@ -31,45 +32,101 @@ fn beyond_rows() -> Vec<u8> {
     vec![0xff; cellar_types::MAX_ROW_LEN + 1]
 }
 
-/// A cursor over a MemStore segment, showing only cells at or below a read point.
+/// A cursor over a MemStore segment, showing only cells at or below a read point. It
+/// keeps the next visible cells it walked past, so that stepping costs one skip-list
+/// search per batch rather than one per cell. Batching is safe because every cell at
+/// or below the read point was in the segment when the read point was taken.
 pub struct MemCursor {
     seg: Arc<MemSegment>,
-    cur: Option<Cell>,
+    /// The cell under the cursor, then the visible cells after it.
+    ahead: VecDeque<Cell>,
+    /// Whether cells past the last in `ahead` may remain.
+    more: bool,
+    /// Cells to fetch at the next refill (grows while the cursor keeps stepping).
+    batch: usize,
     read_point: u64,
 }
 
+const FIRST_BATCH: usize = 16;
+const MAX_BATCH: usize = 256;
+
 impl MemCursor {
     pub fn new(seg: Arc<MemSegment>, read_point: u64, start: &KeyRef<'_>) -> Result<MemCursor> {
-        let p = probe(start)?;
-        let cur = seg.first_from(Bound::Included(&p), read_point);
-        Ok(MemCursor {
+        let mut c = MemCursor {
             seg,
-            cur,
+            ahead: VecDeque::new(),
+            more: true,
+            batch: FIRST_BATCH,
             read_point,
-        })
+        };
+        c.fill_from(Bound::Included(&probe(start)?));
+        Ok(c)
+    }
+
+    /// Replaces the buffered cells with the first visible cells from `from`.
+    fn fill_from(&mut self, from: Bound<&MemKey>) {
+        self.ahead.clear();
+        let n = self
+            .seg
+            .visible_from(from, self.read_point, self.batch, &mut self.ahead);
+        self.more = n == self.batch;
+    }
+
+    /// Refills after the last buffered cell, which stays under the cursor's feet.
+    fn refill_after_last(&mut self) {
+        let Some(last) = self.ahead.pop_back() else {
+            return;
+        };
+        self.batch = (self.batch * 2).min(MAX_BATCH);
+        self.ahead.clear();
+        let k = MemKey(last);
+        let n = self.seg.visible_from(
+            Bound::Excluded(&k),
+            self.read_point,
+            self.batch,
+            &mut self.ahead,
+        );
+        self.more = n == self.batch;
     }
 }
 
 impl CellCursor for MemCursor {
     fn peek(&self) -> Option<&Cell> {
-        self.cur.as_ref()
+        self.ahead.front()
     }
 
     fn advance(&mut self) -> Result<()> {
-        if let Some(c) = self.cur.take() {
-            let k = MemKey(c);
-            self.cur = self.seg.first_from(Bound::Excluded(&k), self.read_point);
+        if self.ahead.len() == 1 && self.more {
+            self.refill_after_last();
+        } else {
+            self.ahead.pop_front();
         }
         Ok(())
     }
 
     fn reseek(&mut self, key: &KeyRef<'_>) -> Result<()> {
-        if let Some(c) = &self.cur {
-            if compare_keys(&c.key_ref(), key) != Ordering::Less {
-                return Ok(());
+        let Some(c) = self.ahead.front() else {
+            return Ok(());
+        };
+        if compare_keys(&c.key_ref(), key) != Ordering::Less {
+            return Ok(());
+        }
+        let in_buffer = self
+            .ahead
+            .back()
+            .is_some_and(|last| compare_keys(&last.key_ref(), key) != Ordering::Less);
+        if in_buffer {
+            while self
+                .ahead
+                .front()
+                .is_some_and(|c| compare_keys(&c.key_ref(), key) == Ordering::Less)
+            {
+                self.ahead.pop_front();
             }
-            let p = probe(key)?;
-            self.cur = self.seg.first_from(Bound::Included(&p), self.read_point);
+        } else if self.more {
+            self.fill_from(Bound::Included(&probe(key)?));
+        } else {
+            self.ahead.clear();
         }
         Ok(())
     }
@@ -85,15 +142,15 @@ impl CellCursor for MemCursor {
                 }
             };
             let Some(prev) = prev else {
-                self.cur = None;
+                self.ahead.clear();
+                self.more = false;
                 return Ok(());
             };
             let r = prev.row().to_vec();
             let start = probe(&KeyRef::first_on_row(&r))?;
-            self.cur = self
-                .seg
-                .first_from(Bound::Included(&start), self.read_point);
-            if self.cur.as_ref().is_some_and(|c| c.row() == r.as_slice()) {
+            self.batch = FIRST_BATCH;
+            self.fill_from(Bound::Included(&start));
+            if self.ahead.front().is_some_and(|c| c.row() == r.as_slice()) {
                 return Ok(());
             }
             bound = Some(r);
@@ -230,6 +287,9 @@ impl CellCursor for FileCursor {
 pub struct Heap {
     cursors: Vec<Box<dyn CellCursor>>,
     min: Option<usize>,
+    /// The least cursor after `min` (forward only): while the cursor at `min` stays
+    /// below it, stepping needs one comparison instead of one per cursor.
+    second: Option<usize>,
     reversed: bool,
     focus: Option<Vec<u8>>,
 }
@@ -239,6 +299,7 @@ impl Heap {
         let mut h = Heap {
             cursors,
             min: None,
+            second: None,
             reversed: false,
             focus: None,
         };
@@ -252,6 +313,7 @@ impl Heap {
         let mut h = Heap {
             cursors,
             min: None,
+            second: None,
             reversed: true,
             focus: None,
         };
@@ -278,18 +340,26 @@ impl Heap {
             self.cursors.retain(|c| c.peek().is_some());
         }
         let mut best: Option<(usize, &Cell)> = None;
+        let mut second: Option<(usize, &Cell)> = None;
         for (i, c) in self.cursors.iter().enumerate() {
             if self.reversed && !self.in_focus(c.as_ref()) {
                 continue;
             }
             if let Some(cell) = c.peek() {
                 match best {
-                    Some((_, b)) if compare_cells(cell, b) != Ordering::Less => {}
-                    _ => best = Some((i, cell)),
+                    Some((_, b)) if compare_cells(cell, b) != Ordering::Less => match second {
+                        Some((_, s)) if compare_cells(cell, s) != Ordering::Less => {}
+                        _ => second = Some((i, cell)),
+                    },
+                    _ => {
+                        second = best;
+                        best = Some((i, cell));
+                    }
                 }
             }
         }
         self.min = best.map(|(i, _)| i);
+        self.second = second.map(|(i, _)| i);
     }
 
     pub fn peek(&self) -> Option<&Cell> {
@@ -299,6 +369,17 @@ impl Heap {
     pub fn advance(&mut self) -> Result<()> {
         if let Some(i) = self.min {
             self.cursors[i].advance()?;
+            if !self.reversed {
+                if let Some(cell) = self.cursors[i].peek() {
+                    let still_least = match self.second.and_then(|j| self.cursors[j].peek()) {
+                        None => self.second.is_none(),
+                        Some(other) => compare_cells(cell, other) == Ordering::Less,
+                    };
+                    if still_least {
+                        return Ok(());
+                    }
+                }
+            }
             self.settle();
         }
         Ok(())
@@ -347,5 +428,74 @@ impl Heap {
         self.focus = None;
         self.settle();
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cell(row: u32, q: u32, seq: u64) -> Cell {
+        Cell::put(format!("r{row:04}"), "f", format!("q{q}"), 1, "v")
+            .map(|c| c.with_seq_id(seq))
+            .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// 300 rows of 3 columns; every fifth cell written after the read point 1000.
+    fn segment() -> (Arc<MemSegment>, Vec<Cell>) {
+        let seg = MemSegment::new();
+        let mut visible = Vec::new();
+        let mut seq = 0;
+        for row in 0..300 {
+            for q in 0..3 {
+                seq += 1;
+                let s = if seq % 5 == 0 { 2000 + seq } else { seq };
+                let c = cell(row, q, s);
+                seg.add(c.clone(), 0);
+                if s <= 1000 {
+                    visible.push(c);
+                }
+            }
+        }
+        visible.sort();
+        (Arc::new(seg), visible)
+    }
+
+    #[test]
+    fn mem_cursor_steps_across_batches_hiding_later_writes() {
+        let (seg, visible) = segment();
+        let mut c = MemCursor::new(seg, 1000, &KeyRef::first_on_row(b"")).unwrap();
+        let mut seen = Vec::new();
+        while let Some(x) = c.peek() {
+            seen.push(x.clone());
+            c.advance().unwrap();
+        }
+        assert_eq!(seen, visible);
+    }
+
+    #[test]
+    fn mem_cursor_reseeks_inside_and_beyond_its_batch() {
+        let (seg, visible) = segment();
+        let mut c = MemCursor::new(seg, 1000, &KeyRef::first_on_row(b"r0010")).unwrap();
+        let first = |row: &str| {
+            visible
+                .iter()
+                .find(|x| x.row() >= row.as_bytes())
+                .map(|x| x.row().to_vec())
+        };
+        assert_eq!(c.peek().map(|x| x.row().to_vec()), first("r0010"));
+        // Inside the first batch, then far past it, then backward (a no-op), then past
+        // the last row.
+        for (row, expect) in [
+            ("r0012", "r0012"),
+            ("r0200", "r0200"),
+            ("r0100", "r0200"),
+            ("r0299", "r0299"),
+        ] {
+            c.reseek(&KeyRef::first_on_row(row.as_bytes())).unwrap();
+            assert_eq!(c.peek().map(|x| x.row().to_vec()), first(expect), "{row}");
+        }
+        c.reseek(&KeyRef::first_on_row(b"r9999")).unwrap();
+        assert!(c.peek().is_none());
     }
 }

@@ -15,11 +15,36 @@ pub enum Masked {
     ThisVersion,
 }
 
+/// A byte string or nothing, keeping its buffer when emptied.
+#[derive(Debug, Default)]
+struct Slot {
+    bytes: Vec<u8>,
+    set: bool,
+}
+
+impl Slot {
+    fn holds(&self, bytes: &[u8]) -> bool {
+        self.set && self.bytes == bytes
+    }
+
+    fn set(&mut self, bytes: &[u8]) {
+        self.bytes.clear();
+        self.bytes.extend_from_slice(bytes);
+        self.set = true;
+    }
+
+    fn unset(&mut self) {
+        self.set = false;
+    }
+}
+
 /// Tracks markers while cells of one family arrive in order.
 #[derive(Debug, Default)]
 pub struct DeleteTracker {
-    row: Option<Vec<u8>>,
-    column: Option<Vec<u8>>,
+    /// The current row and column, in buffers reused from row to row (no allocation
+    /// per cell once they have grown).
+    row: Slot,
+    column: Slot,
     family_ts: Option<i64>,
     family_versions: HashSet<i64>,
     column_ts: Option<i64>,
@@ -30,16 +55,16 @@ impl DeleteTracker {
     /// Moves to `cell`'s row and column, forgetting what no longer applies; true when a
     /// new column (or row) starts.
     pub fn enter(&mut self, cell: &Cell) -> bool {
-        if self.row.as_deref() != Some(cell.row()) {
-            self.row = Some(cell.row().to_vec());
+        if !self.row.holds(cell.row()) {
+            self.row.set(cell.row());
             self.family_ts = None;
             self.family_versions.clear();
-            self.column = None;
+            self.column.unset();
         }
-        if self.column.as_deref() == Some(cell.qualifier()) {
+        if self.column.holds(cell.qualifier()) {
             return false;
         }
-        self.column = Some(cell.qualifier().to_vec());
+        self.column.set(cell.qualifier());
         self.column_ts = None;
         self.versions.clear();
         true

@@ -3,6 +3,7 @@
 //! segment and, while a flush runs, the snapshot being flushed.
 
 use std::cmp::Ordering;
+use std::collections::VecDeque;
 use std::ops::Bound;
 use std::sync::atomic::{AtomicI64, AtomicU64, AtomicUsize, Ordering as AtomicOrdering};
 
@@ -106,16 +107,27 @@ impl MemSegment {
         (t != i64::MAX).then_some(t)
     }
 
-    /// The first cell ≥ `key` (inclusive) or > it, with a sequence id ≤ `read_point`.
-    pub(crate) fn first_from(&self, from: Bound<&MemKey>, read_point: u64) -> Option<Cell> {
-        let mut entry = self.map.lower_bound(from);
-        while let Some(e) = entry {
-            if e.key().0.seq_id() <= read_point {
-                return Some(e.key().0.clone());
+    /// Appends to `out` up to `max` cells from `from` (inclusive or not) with a sequence
+    /// id ≤ `read_point`, walking the skip list once; returns how many it appended.
+    pub(crate) fn visible_from(
+        &self,
+        from: Bound<&MemKey>,
+        read_point: u64,
+        max: usize,
+        out: &mut VecDeque<Cell>,
+    ) -> usize {
+        let mut n = 0;
+        for e in self.map.range((from, Bound::Unbounded)) {
+            if n == max {
+                break;
             }
-            entry = e.next();
+            let c = &e.key().0;
+            if c.seq_id() <= read_point {
+                out.push_back(c.clone());
+                n += 1;
+            }
         }
-        None
+        n
     }
 
     /// The last cell < `before` (any read point).

@@ -123,17 +123,16 @@ impl StoreScanner {
             } else {
                 None
             };
-            let current = self.heap.peek().cloned();
             // The empty qualifier also holds the family's delete markers, which may sort
             // after its puts: step through it instead of seeking past them.
-            let in_empty_column = current.as_ref().is_some_and(|c| c.qualifier().is_empty());
+            let in_empty_column = self.heap.peek().is_some_and(|c| c.qualifier().is_empty());
             match code {
                 MatchCode::Include | MatchCode::Skip => self.heap.advance()?,
                 MatchCode::IncludeAndSeekNextCol | MatchCode::SeekNextCol => {
                     if in_empty_column {
                         self.heap.advance()?;
-                    } else if let Some(c) = &current {
-                        self.seek(&last_on_column(c))?;
+                    } else if let Some(key) = self.heap.peek().map(last_on_column) {
+                        self.seek(&key)?;
                     }
                 }
                 MatchCode::IncludeAndSeekNextRow | MatchCode::SeekNextRow => {
@@ -144,7 +143,7 @@ impl StoreScanner {
                     return Ok(RowProgress::Done);
                 }
                 MatchCode::SeekTo(key) => {
-                    let forward = current.as_ref().is_some_and(|c| {
+                    let forward = self.heap.peek().is_some_and(|c| {
                         KeyRef::parse(&key)
                             .map(|k| compare_keys(&k, &c.key_ref()) == std::cmp::Ordering::Greater)
                             .unwrap_or(false)
