@@ -79,7 +79,7 @@ impl MemCursor {
         };
         self.batch = (self.batch * 2).min(MAX_BATCH);
         self.ahead.clear();
-        let k = MemKey(last);
+        let k = MemKey::new(last);
         let n = self.seg.visible_from(
             Bound::Excluded(&k),
             self.read_point,

@@ -12,7 +12,25 @@ use crossbeam_skiplist::SkipMap;
 
 /// A cell ordered as store files order it.
 #[derive(Debug, Clone)]
-pub struct MemKey(pub Cell);
+pub struct MemKey {
+    /// The row's first 8 bytes, big-endian, zero-padded: unequal prefixes order two
+    /// keys without reading their buffers (most comparisons of a skip-list descent).
+    prefix: u64,
+    pub cell: Cell,
+}
+
+impl MemKey {
+    pub fn new(cell: Cell) -> MemKey {
+        let row = cell.row();
+        let mut b = [0u8; 8];
+        let n = row.len().min(8);
+        b[..n].copy_from_slice(&row[..n]);
+        MemKey {
+            prefix: u64::from_be_bytes(b),
+            cell,
+        }
+    }
+}
 
 impl PartialEq for MemKey {
     fn eq(&self, other: &Self) -> bool {
@@ -27,7 +45,11 @@ impl PartialOrd for MemKey {
 }
 impl Ord for MemKey {
     fn cmp(&self, other: &Self) -> Ordering {
-        compare_cells(&self.0, &other.0)
+        // Rows order first; zero padding keeps prefix order consistent with row order
+        // whenever the prefixes differ.
+        self.prefix
+            .cmp(&other.prefix)
+            .then_with(|| compare_cells(&self.cell, &other.cell))
     }
 }
 
@@ -65,7 +87,7 @@ pub(crate) fn probe(key: &KeyRef<'_>) -> cellar_types::Result<MemKey> {
         CellType::from_code(key.type_code)?,
         Vec::new(),
     )?;
-    Ok(MemKey(cell.with_seq_id(u64::MAX)))
+    Ok(MemKey::new(cell.with_seq_id(u64::MAX)))
 }
 
 impl MemSegment {
@@ -79,7 +101,7 @@ impl MemSegment {
         self.max_seq
             .fetch_max(cell.seq_id(), AtomicOrdering::Relaxed);
         self.min_ts.fetch_min(now, AtomicOrdering::Relaxed);
-        self.map.insert(MemKey(cell), ());
+        self.map.insert(MemKey::new(cell), ());
         self.size.fetch_add(size, AtomicOrdering::Relaxed);
         size
     }
@@ -121,7 +143,7 @@ impl MemSegment {
             if n == max {
                 break;
             }
-            let c = &e.key().0;
+            let c = &e.key().cell;
             if c.seq_id() <= read_point {
                 out.push_back(c.clone());
                 n += 1;
@@ -132,11 +154,56 @@ impl MemSegment {
 
     /// The last cell < `before` (any read point).
     pub(crate) fn last_before(&self, before: Bound<&MemKey>) -> Option<Cell> {
-        self.map.upper_bound(before).map(|e| e.key().0.clone())
+        self.map.upper_bound(before).map(|e| e.key().cell.clone())
     }
 
     /// Every cell in order (for flushing).
     pub fn cells(&self) -> impl Iterator<Item = Cell> + '_ {
-        self.map.iter().map(|e| e.key().0.clone())
+        self.map.iter().map(|e| e.key().cell.clone())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The inline row prefix never changes the order cells compare in: rows around
+    /// the 8-byte boundary, with zero bytes (the padding value) and 0xff.
+    #[test]
+    fn key_order_is_cell_order() {
+        let mut rows: Vec<Vec<u8>> = vec![Vec::new()];
+        for len in [1usize, 7, 8, 9, 10] {
+            for fill in [0u8, 1, 0xff] {
+                for last in [0u8, 1, 0xff] {
+                    let mut r = vec![fill; len];
+                    r[len - 1] = last;
+                    rows.push(r);
+                }
+            }
+        }
+        let cells: Vec<Cell> = rows
+            .iter()
+            .flat_map(|r| {
+                [
+                    Cell::put(r, "f", "a", 5, "").map(|c| c.with_seq_id(3)),
+                    Cell::new(r, "f", "", 9, CellType::DeleteFamily, "").map(|c| c.with_seq_id(1)),
+                ]
+            })
+            .collect::<std::result::Result<_, _>>()
+            .unwrap_or_else(|e| panic!("{e}"));
+        for a in &cells {
+            for b in &cells {
+                let (ka, kb) = (MemKey::new(a.clone()), MemKey::new(b.clone()));
+                assert_eq!(ka.cmp(&kb), compare_cells(a, b), "{a:?} vs {b:?}");
+            }
+        }
+        let seg = MemSegment::new();
+        for c in cells.iter().rev() {
+            seg.add(c.clone(), 0);
+        }
+        let mut sorted = cells.clone();
+        sorted.sort();
+        sorted.dedup();
+        assert_eq!(seg.cells().collect::<Vec<_>>(), sorted);
     }
 }

@@ -47,6 +47,9 @@ pub struct WalStats {
     pub segments: usize,
 }
 
+/// The largest write buffer kept for reuse.
+const SPARE_LIMIT: usize = 4 << 20;
+
 #[derive(Default)]
 struct Pending {
     buf: Vec<u8>,
@@ -64,6 +67,9 @@ struct FileState {
     flushed: HashMap<String, u64>,
     forgotten: HashSet<String>,
     shut: bool,
+    /// An emptied buffer handed back to `Pending` at the next write, so that appends
+    /// reuse two buffers instead of growing a new one after every write.
+    spare: Vec<u8>,
 }
 
 struct Shared {
@@ -117,6 +123,7 @@ impl Wal {
                 current,
                 closed,
                 next_number: next_number + 1,
+                spare: Vec::new(),
                 written_txid: 0,
                 synced_txid: 0,
                 flushed: HashMap::new(),
@@ -317,10 +324,11 @@ impl Shared {
         if done >= txid {
             return Ok(());
         }
-        let (buf, upto, regions) = {
+        let (mut buf, upto, regions) = {
             let mut p = lock(&self.pending);
+            let spare = std::mem::take(&mut f.spare);
             (
-                std::mem::take(&mut p.buf),
+                std::mem::replace(&mut p.buf, spare),
                 p.last_txid,
                 std::mem::take(&mut p.regions),
             )
@@ -330,6 +338,10 @@ impl Shared {
                 f.writer.append(&buf)?;
                 f.writer.flush()?;
                 self.writes.fetch_add(1, Ordering::Relaxed);
+            }
+            buf.clear();
+            if buf.capacity() <= SPARE_LIMIT {
+                f.spare = std::mem::take(&mut buf);
             }
             for (region, seq) in regions {
                 let e = f.current.regions.entry(region).or_insert(0);
