@@ -74,11 +74,17 @@ fn main() -> ExitCode {
     if let Some(sc) = &args.scenario {
         let dir = args.dir.join(sc);
         let _ = std::fs::remove_dir_all(&dir);
+        let targets: Vec<String> = args
+            .targets
+            .split(',')
+            .map(|s| s.trim().to_string())
+            .collect();
+        let (t, c) = (&targets, args.cache_bytes);
         let res = match sc.as_str() {
-            "sensor" if args.quick => scenarios::sensor(&dir, 20, 2),
-            "sensor" => scenarios::sensor(&dir, 500, 24),
-            "inbox" if args.quick => scenarios::inbox(&dir, 40, 50, 50, 1 << 20),
-            "inbox" => scenarios::inbox(&dir, 70, 1000, 1000, 32 << 20),
+            "sensor" if args.quick => scenarios::sensor(&dir, t, c, 20, 2),
+            "sensor" => scenarios::sensor(&dir, t, c, 500, 24),
+            "inbox" if args.quick => scenarios::inbox(&dir, t, c, 40, 50, 50, 1 << 20),
+            "inbox" => scenarios::inbox(&dir, t, c, 70, 1000, 1000, 32 << 20),
             other => Err(format!("unknown scenario '{other}' (sensor, inbox)")),
         };
         let _ = std::fs::remove_dir_all(&dir);

@@ -81,5 +81,31 @@ fn quick_scenarios_run() {
             String::from_utf8_lossy(&out.stderr)
         );
         assert!(stdout.contains(want), "{sc}: {stdout}");
+        // Both tables of the sensor layouts' readings are real: bytes per cell are
+        // positive and FAST_DIFF stores fewer than NONE.
+        if sc == "sensor" {
+            let bytes = |enc: &str| -> f64 {
+                let line = stdout
+                    .lines()
+                    .find(|l| l.starts_with(&format!("| cellar | tall | {enc} |")))
+                    .unwrap();
+                line.split('|').nth(5).unwrap().trim().parse().unwrap()
+            };
+            assert!(bytes("FAST_DIFF") > 0.0 && bytes("FAST_DIFF") < bytes("NONE"));
+        }
     }
+    let bad = Command::new(env!("CARGO_BIN_EXE_cellar-bench"))
+        .args([
+            "--quick",
+            "--scenario",
+            "sensor",
+            "--targets",
+            "nosuch",
+            "--dir",
+        ])
+        .arg(tmp.path())
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("unknown target"));
 }

@@ -1,0 +1,323 @@
+//! The seeds' scenarios, run on Cellar and (feature `rocksdb`) RocksDB in one run.
+//! Sensor fleet: devices reporting an 8-byte reading every 10 s, in three layouts (tall
+//! `dev#reversed-ts`; wide, one row per device; bucketed wide `dev#day`) with each
+//! store's block encodings: ingest rate, bytes per cell on disk, "latest 100 readings"
+//! and "one hour of one day" latency, regions at the end. Messaging inbox: 600-byte
+//! messages, light users and one heavy user: whole-row read vs a cursor-paged read vs a
+//! month-bucketed read, the heavy row's size over time, and the day a whole-row Get
+//! hits RowTooBigException under a lowered `hbase.table.max.rowsize`.
+
+#[cfg(feature = "rocksdb")]
+mod rocks;
+mod store;
+
+use std::fmt::Write as _;
+use std::path::Path;
+use std::time::Instant;
+
+use store::{CellarEngine, WholeRow, WideEngine};
+
+fn micros(reps: u32, mut f: impl FnMut() -> Result<(), String>) -> Result<f64, String> {
+    f()?;
+    let t = Instant::now();
+    for _ in 0..reps {
+        f()?;
+    }
+    Ok(t.elapsed().as_secs_f64() * 1e6 / reps as f64)
+}
+
+/// Opens the engines named in `targets` (cellar, rocksdb), each in its own directory.
+fn engines(
+    dir: &Path,
+    targets: &[String],
+    max_row_size: u64,
+    cache_bytes: usize,
+) -> Result<Vec<Box<dyn WideEngine>>, String> {
+    let mut out: Vec<Box<dyn WideEngine>> = Vec::new();
+    for t in targets {
+        match t.as_str() {
+            "cellar" => out.push(Box::new(CellarEngine::open(
+                &dir.join("cellar"),
+                max_row_size,
+            )?)),
+            #[cfg(feature = "rocksdb")]
+            "rocksdb" => out.push(Box::new(rocks::RocksEngine::open(
+                &dir.join("rocksdb"),
+                cache_bytes,
+            )?)),
+            other => {
+                let _ = cache_bytes;
+                return Err(format!(
+                    "unknown target '{other}' for a scenario (cellar{})",
+                    if cfg!(feature = "rocksdb") {
+                        ", rocksdb"
+                    } else {
+                        "; rocksdb needs --features rocksdb"
+                    }
+                ));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// One sensor table's figures.
+struct SensorRow {
+    target: String,
+    layout: &'static str,
+    encoding: &'static str,
+    rate: f64,
+    bytes_per_cell: f64,
+    latest_us: f64,
+    hour_us: f64,
+    regions: Option<usize>,
+}
+
+fn sensor_row_key(layout: &str, d: u64, ts: u64) -> (String, String) {
+    let rev = u64::MAX - ts;
+    match layout {
+        "tall" => (format!("dev{d:05}#{rev:020}"), "v".into()),
+        "wide" => (format!("dev{d:05}"), format!("{rev:020}")),
+        _ => (
+            format!("dev{d:05}#{}", ts / 86_400),
+            format!("{:05}", 86_399 - ts % 86_400),
+        ),
+    }
+}
+
+/// Runs the sensor-fleet scenario; returns a Markdown report.
+pub fn sensor(
+    dir: &Path,
+    targets: &[String],
+    cache_bytes: usize,
+    devices: u64,
+    hours: u64,
+) -> Result<String, String> {
+    let readings = hours * 360;
+    let t0: u64 = 1_790_000_000; // seconds
+    let mut rows = Vec::new();
+    for engine in engines(dir, targets, 1 << 30, cache_bytes)? {
+        for layout in ["tall", "wide", "bucketed"] {
+            for enc in engine.encodings() {
+                let name = format!("{layout}_{}", enc.to_lowercase().replace(' ', "_"));
+                let t = engine.table(&name, enc, 1 << 20)?;
+                let start = Instant::now();
+                for r in 0..readings {
+                    let ts = t0 + r * 10;
+                    for d in 0..devices {
+                        let value = ((d * 7919 + r) as f64 * 0.1).to_be_bytes();
+                        let (row, q) = sensor_row_key(layout, d, ts);
+                        t.put(row.as_bytes(), q.as_bytes(), ts as i64 * 1000, &value)?;
+                    }
+                }
+                let cells = readings * devices;
+                let rate = cells as f64 / start.elapsed().as_secs_f64();
+                t.settle()?;
+                let bytes = t.file_bytes()?;
+                let dev = devices / 2;
+                let last_ts = t0 + (readings - 1) * 10;
+                let latest_us = micros(50, || {
+                    let n = match layout {
+                        "tall" => t.prefix_rows(format!("dev{dev:05}#").as_bytes(), 100)?,
+                        _ => t.row_head(sensor_row_key(layout, dev, last_ts).0.as_bytes(), 100)?,
+                    };
+                    if n == 100.min(readings as usize) || layout == "bucketed" {
+                        Ok(())
+                    } else {
+                        Err(format!("{layout}: latest 100 gave {n}"))
+                    }
+                })?;
+                // One hour in the middle of the data: [h0, h0 + 3600).
+                let h0 = t0 + (readings * 10 / 2) / 3600 * 3600;
+                let h1 = h0 + 3600;
+                let hour_us = micros(20, || {
+                    let (lo_row, lo_q) = sensor_row_key(layout, dev, h1 - 1);
+                    let (hi_row, hi_q) = sensor_row_key(layout, dev, h0);
+                    let n = match layout {
+                        "tall" => t.row_span(lo_row.as_bytes(), hi_row.as_bytes())?,
+                        _ => t.row_range(lo_row.as_bytes(), lo_q.as_bytes(), hi_q.as_bytes())?,
+                    };
+                    if n == 360 || hours < 2 {
+                        Ok(())
+                    } else {
+                        Err(format!("{layout}: one hour gave {n} readings"))
+                    }
+                })?;
+                rows.push(SensorRow {
+                    target: engine.name(),
+                    layout,
+                    encoding: enc,
+                    rate,
+                    bytes_per_cell: bytes as f64 / cells as f64,
+                    latest_us,
+                    hour_us,
+                    regions: t.regions()?,
+                });
+            }
+        }
+    }
+    Ok(sensor_report(&rows, devices, readings, hours))
+}
+
+fn sensor_report(rows: &[SensorRow], devices: u64, readings: u64, hours: u64) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "## Sensor fleet: {devices} devices x {readings} readings (every 10 s for {hours} h)\n"
+    );
+    let _ = writeln!(
+        out,
+        "| target | layout | encoding | ingest puts/s | bytes/cell on disk | latest 100 | one hour | regions |"
+    );
+    let _ = writeln!(out, "|---|---|---|---:|---:|---:|---:|---:|");
+    for r in rows {
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {:.0} | {:.2} | {:.1} µs | {:.1} µs | {} |",
+            r.target,
+            r.layout,
+            r.encoding,
+            r.rate,
+            r.bytes_per_cell,
+            r.latest_us,
+            r.hour_us,
+            r.regions.map_or("-".to_string(), |n| n.to_string())
+        );
+    }
+    // Ratios of every other target to Cellar's FAST_DIFF table of the same layout.
+    let base = |layout: &str| {
+        rows.iter()
+            .find(|r| r.target == "cellar" && r.layout == layout && r.encoding == "FAST_DIFF")
+    };
+    let others: Vec<&SensorRow> = rows.iter().filter(|r| r.target != "cellar").collect();
+    if !others.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nPeer / Cellar FAST_DIFF, same layout (above 1: the peer is faster or, for bytes, larger):\n"
+        );
+        let _ = writeln!(
+            out,
+            "| target | layout | ingest | bytes/cell | latest 100 | one hour |"
+        );
+        let _ = writeln!(out, "|---|---|---:|---:|---:|---:|");
+        for o in others {
+            if let Some(b) = base(o.layout) {
+                let _ = writeln!(
+                    out,
+                    "| {} | {} | {:.2}x | {:.2}x | {:.2}x | {:.2}x |",
+                    o.target,
+                    o.layout,
+                    o.rate / b.rate,
+                    o.bytes_per_cell / b.bytes_per_cell,
+                    b.latest_us / o.latest_us,
+                    b.hour_us / o.hour_us
+                );
+            }
+        }
+    }
+    out.push('\n');
+    out
+}
+
+/// Runs the messaging-inbox scenario; returns a Markdown report.
+pub fn inbox(
+    dir: &Path,
+    targets: &[String],
+    cache_bytes: usize,
+    days: u64,
+    light_users: u64,
+    heavy_per_day: u64,
+    max_row: u64,
+) -> Result<String, String> {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "## Messaging inbox: {light_users} light users (2 a day), one heavy user ({heavy_per_day} a day), 600-byte messages, {days} days; `hbase.table.max.rowsize` = {max_row}\n"
+    );
+    let _ = writeln!(
+        out,
+        "| target | day | heavy row | whole-row Get | paged Get (50, cursor) | month-bucket Get |"
+    );
+    let _ = writeln!(out, "|---|---:|---:|---|---:|---:|");
+    let mut notes = String::new();
+    for engine in engines(dir, targets, max_row, cache_bytes)? {
+        let whole = engine.table("inbox", "NONE", 128 << 20)?;
+        let month = engine.table("inbox_month", "NONE", 128 << 20)?;
+        let body = vec![b'm'; 600];
+        let mut too_big_day = None;
+        let t0: u64 = 1_790_000_000_000;
+        let mut msg = 0u64;
+        for day in 0..days {
+            for i in 0..heavy_per_day.max(light_users * 2) {
+                let ts = t0 + day * 86_400_000 + i * 1000;
+                msg += 1;
+                let q = format!("{:020}", u64::MAX - ts);
+                let mut users = Vec::new();
+                if i < heavy_per_day {
+                    users.push("heavy".to_string());
+                }
+                if i < light_users * 2 {
+                    users.push(format!("user{:05}", i / 2));
+                }
+                let month_no = (ts / 1000 / 86_400) / 30;
+                for u in users {
+                    whole.put(u.as_bytes(), q.as_bytes(), ts as i64, &body)?;
+                    let bucket = format!("{u}#{month_no:05}");
+                    month.put(bucket.as_bytes(), q.as_bytes(), ts as i64, &body)?;
+                }
+            }
+            if day % 7 != 6 && day + 1 != days {
+                continue;
+            }
+            let heavy_bytes = (day + 1) * heavy_per_day * 660;
+            let t = Instant::now();
+            let whole_get = match whole.whole_row(b"heavy")? {
+                WholeRow::Cells(n) => {
+                    format!("{n} cells, {:.1} ms", t.elapsed().as_secs_f64() * 1e3)
+                }
+                WholeRow::TooBig => {
+                    too_big_day.get_or_insert(day + 1);
+                    "RowTooBigException".to_string()
+                }
+            };
+            let cursor = format!("{:020}", u64::MAX - (t0 + day * 86_400_000));
+            let paged = micros(20, || {
+                match whole.page_from(b"heavy", cursor.as_bytes(), 50)? {
+                    0 => Err("paged read found nothing".into()),
+                    _ => Ok(()),
+                }
+            })?;
+            let month_no = ((t0 + day * 86_400_000) / 1000 / 86_400) / 30;
+            let bucket_row = format!("heavy#{month_no:05}");
+            let mut bucket_too_big = false;
+            let bucket_us = micros(5, || {
+                bucket_too_big =
+                    matches!(month.whole_row(bucket_row.as_bytes())?, WholeRow::TooBig);
+                Ok(())
+            })?;
+            let _ = writeln!(
+                out,
+                "| {} | {} | {:.1} MiB | {whole_get} | {paged:.1} µs | {} |",
+                engine.name(),
+                day + 1,
+                heavy_bytes as f64 / (1u64 << 20) as f64,
+                if bucket_too_big {
+                    "RowTooBigException".to_string()
+                } else {
+                    format!("{bucket_us:.1} µs")
+                }
+            );
+        }
+        let _ = writeln!(
+            notes,
+            "{}: {msg} messages written. {}",
+            engine.name(),
+            match too_big_day {
+                Some(d) => format!("The heavy user's whole-row Get first failed with RowTooBigException on day {d}; the paged and month-bucketed reads kept working."),
+                None => "The heavy row's whole-row Get never failed in this run.".to_string(),
+            }
+        );
+    }
+    let _ = writeln!(out, "\n{notes}");
+    Ok(out)
+}
