@@ -45,6 +45,17 @@ pub fn dir_size(p: &Path) -> u64 {
         .sum()
 }
 
+/// Options for a Cellar database in `dir` whose block cache is `cache_bytes`, the size
+/// every target of a run gets.
+pub fn cellar_options(dir: &Path, cache_bytes: usize) -> Result<cellar::Options, String> {
+    let mut opts = cellar::Options::for_dir(dir).map_err(|e| e.to_string())?;
+    // The block cache is `hfile.block.cache.size` of `cellar.heap.size`: size the heap
+    // so that the cache is exactly `cache_bytes`.
+    opts.config.block_cache_fraction = 0.4;
+    opts.config.heap_size = (cache_bytes as f64 / 0.4).ceil() as u64;
+    Ok(opts)
+}
+
 /// Cellar embedded.
 pub struct CellarTarget {
     db: Database,
@@ -54,12 +65,8 @@ pub struct CellarTarget {
 
 impl CellarTarget {
     pub fn open(dir: &Path, fsync: bool, cache_bytes: usize) -> Result<CellarTarget, String> {
-        let mut opts = cellar::Options::for_dir(dir).map_err(|e| e.to_string())?;
-        // The block cache is `hfile.block.cache.size` of `cellar.heap.size`: size the
-        // heap so that the cache is exactly `cache_bytes`.
-        opts.config.block_cache_fraction = 0.4;
-        opts.config.heap_size = (cache_bytes as f64 / 0.4).ceil() as u64;
-        let db = Database::open_with(dir, opts).map_err(|e| e.to_string())?;
+        let db = Database::open_with(dir, cellar_options(dir, cache_bytes)?)
+            .map_err(|e| e.to_string())?;
         let durability = if fsync {
             Durability::FsyncWal
         } else {

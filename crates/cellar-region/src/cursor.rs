@@ -33,21 +33,25 @@ fn beyond_rows() -> Vec<u8> {
 }
 
 /// A cursor over a MemStore segment, showing only cells at or below a read point. It
-/// keeps the next visible cells it walked past, so that stepping costs one skip-list
-/// search per batch rather than one per cell. Batching is safe because every cell at
-/// or below the read point was in the segment when the read point was taken.
+/// keeps the next visible cells it walked past, so that stepping and short reseeks
+/// (column to column) cost one skip-list search per batch rather than one per cell.
+/// The batch adapts: it doubles (up to 256) while the cursor uses what it fetched, and
+/// halves (down to 1) when reseeks jump past most of it — a Get seeking from column to
+/// column past many versions of each then reads no more than it would cell by cell.
+/// Batching is safe because every cell at or below the read point was in the segment
+/// when the read point was taken.
 pub struct MemCursor {
     seg: Arc<MemSegment>,
     /// The cell under the cursor, then the visible cells after it.
     ahead: VecDeque<Cell>,
     /// Whether cells past the last in `ahead` may remain.
     more: bool,
-    /// Cells to fetch at the next refill (grows while the cursor keeps stepping).
+    /// Cells to fetch at the next refill or reseek past the buffer.
     batch: usize,
     read_point: u64,
 }
 
-const FIRST_BATCH: usize = 16;
+const FIRST_BATCH: usize = 8;
 const MAX_BATCH: usize = 256;
 
 impl MemCursor {
@@ -77,7 +81,6 @@ impl MemCursor {
         let Some(last) = self.ahead.pop_back() else {
             return;
         };
-        self.batch = (self.batch * 2).min(MAX_BATCH);
         self.ahead.clear();
         let k = MemKey::new(last);
         let n = self.seg.visible_from(
@@ -87,6 +90,7 @@ impl MemCursor {
             &mut self.ahead,
         );
         self.more = n == self.batch;
+        self.batch = (self.batch * 2).min(MAX_BATCH);
     }
 }
 
@@ -124,6 +128,15 @@ impl CellCursor for MemCursor {
                 self.ahead.pop_front();
             }
         } else if self.more {
+            // Cells fetched and jumped over unseen: half the batch or more means it is
+            // too large for how this cursor moves (a batch of one grows to two and
+            // comes back when the second cell goes unseen).
+            let skipped = self.ahead.len() - 1;
+            self.batch = if skipped * 2 >= self.batch {
+                (self.batch / 2).max(1)
+            } else {
+                (self.batch * 2).min(MAX_BATCH)
+            };
             self.fill_from(Bound::Included(&probe(key)?));
         } else {
             self.ahead.clear();
@@ -148,7 +161,6 @@ impl CellCursor for MemCursor {
             };
             let r = prev.row().to_vec();
             let start = probe(&KeyRef::first_on_row(&r))?;
-            self.batch = FIRST_BATCH;
             self.fill_from(Bound::Included(&start));
             if self.ahead.front().is_some_and(|c| c.row() == r.as_slice()) {
                 return Ok(());
@@ -471,6 +483,50 @@ mod tests {
             c.advance().unwrap();
         }
         assert_eq!(seen, visible);
+    }
+
+    /// Seeks column to column as a Get does (the newest version of each), returning the
+    /// qualifiers seen and the batch the cursor ended with.
+    fn column_walk(versions: u64) -> (Vec<Vec<u8>>, usize) {
+        let seg = MemSegment::new();
+        let mut seq = 0;
+        for q in 0..20 {
+            for _ in 0..versions {
+                seq += 1;
+                let c = Cell::put("row", "f", format!("q{q:02}"), seq as i64, "v")
+                    .map(|c| c.with_seq_id(seq))
+                    .unwrap_or_else(|e| panic!("{e}"));
+                seg.add(c, 0);
+            }
+        }
+        let mut c = MemCursor::new(Arc::new(seg), u64::MAX, &KeyRef::first_on_row(b"row")).unwrap();
+        let mut seen = Vec::new();
+        while let Some(cell) = c.peek() {
+            seen.push(cell.qualifier().to_vec());
+            let next = KeyRef {
+                row: cell.row(),
+                family: cell.family(),
+                qualifier: cell.qualifier(),
+                timestamp: i64::MIN,
+                type_code: 0,
+            }
+            .to_vec();
+            c.reseek(&KeyRef::parse(&next).unwrap()).unwrap();
+        }
+        (seen, c.batch)
+    }
+
+    #[test]
+    fn mem_cursor_batch_adapts_to_how_it_moves() {
+        let want: Vec<Vec<u8>> = (0..20).map(|q| format!("q{q:02}").into_bytes()).collect();
+        // Many versions per column: the batch shrinks to one or two cells.
+        let (seen, batch) = column_walk(100);
+        assert_eq!(seen, want);
+        assert!(batch <= 2, "{batch}");
+        // One version per column: the reseeks land in the batch, which grows.
+        let (seen, batch) = column_walk(1);
+        assert_eq!(seen, want);
+        assert!(batch >= FIRST_BATCH, "{batch}");
     }
 
     #[test]

@@ -139,14 +139,17 @@ impl MemSegment {
         out: &mut VecDeque<Cell>,
     ) -> usize {
         let mut n = 0;
+        if max == 0 {
+            return 0;
+        }
         for e in self.map.range((from, Bound::Unbounded)) {
-            if n == max {
-                break;
-            }
             let c = &e.key().cell;
             if c.seq_id() <= read_point {
                 out.push_back(c.clone());
                 n += 1;
+                if n == max {
+                    break;
+                }
             }
         }
         n

@@ -97,8 +97,7 @@ pub struct Cell {
 }
 
 impl Cell {
-    /// Builds a cell, enforcing the row, family and tag limits.
-    #[allow(clippy::too_many_arguments)]
+    /// Builds a cell, enforcing the row and family limits.
     pub fn new(
         row: impl AsRef<[u8]>,
         family: impl AsRef<[u8]>,
@@ -107,35 +106,48 @@ impl Cell {
         cell_type: CellType,
         value: impl AsRef<[u8]>,
     ) -> Result<Cell> {
-        let (row, family, qualifier, value) = (
-            row.as_ref(),
-            family.as_ref(),
-            qualifier.as_ref(),
-            value.as_ref(),
-        );
-        check_lengths(row.len(), family.len(), 0)?;
         let key = KeyRef {
-            row,
-            family,
-            qualifier,
+            row: row.as_ref(),
+            family: family.as_ref(),
+            qualifier: qualifier.as_ref(),
             timestamp,
             type_code: cell_type.code(),
         };
-        let mut buf = Vec::with_capacity(key.len() + value.len());
+        Cell::from_parts(&key, value.as_ref(), &[], 0)
+    }
+
+    /// Builds a cell owning a new buffer (`key | value | tags`), enforcing the type code
+    /// and the row, family and tag limits.
+    pub fn from_parts(key: &KeyRef<'_>, value: &[u8], tags: &[u8], seq_id: u64) -> Result<Cell> {
+        let cell_type = CellType::from_code(key.type_code)?;
+        check_lengths(key.row.len(), key.family.len(), tags.len())?;
+        let mut buf = Vec::with_capacity(key.len() + value.len() + tags.len());
         key.write(&mut buf);
         buf.extend_from_slice(value);
-        Ok(Cell {
-            buf: Bytes::from(buf),
-            key_len: key.len() as u32,
-            value_len: value.len() as u32,
-            row_len: row.len() as u16,
-            family_len: family.len() as u8,
+        buf.extend_from_slice(tags);
+        let parts = Parts {
+            value_len: value.len(),
             tags_gap: 0,
-            tags_len: 0,
+            tags_len: tags.len(),
+        };
+        Ok(Cell::view(Bytes::from(buf), key, cell_type, parts, seq_id))
+    }
+
+    /// A cell over `buf`, which holds `key | value | [tags_gap bytes] tags` (checked by
+    /// the callers).
+    fn view(buf: Bytes, key: &KeyRef<'_>, cell_type: CellType, parts: Parts, seq_id: u64) -> Cell {
+        Cell {
+            buf,
+            key_len: key.len() as u32,
+            value_len: parts.value_len as u32,
+            row_len: key.row.len() as u16,
+            family_len: key.family.len() as u8,
+            tags_gap: parts.tags_gap,
+            tags_len: parts.tags_len as u16,
             cell_type,
-            timestamp,
-            seq_id: 0,
-        })
+            timestamp: key.timestamp,
+            seq_id,
+        }
     }
 
     /// A Put cell.
@@ -157,41 +169,12 @@ impl Cell {
 
     /// Returns the cell with these serialized tags.
     pub fn with_tags(self, tags: impl AsRef<[u8]>) -> Result<Cell> {
-        let tags = tags.as_ref();
-        check_lengths(0, 0, tags.len())?;
-        let kv = self.key_len as usize + self.value_len as usize;
-        let mut buf = Vec::with_capacity(kv + tags.len());
-        buf.extend_from_slice(&self.buf[..kv]);
-        buf.extend_from_slice(tags);
-        Ok(Cell {
-            buf: Bytes::from(buf),
-            tags_gap: 0,
-            tags_len: tags.len() as u16,
-            ..self
-        })
+        Cell::from_parts(&self.key_ref(), self.value(), tags.as_ref(), self.seq_id)
     }
 
     /// Builds a cell from a flat serialized key (see [`KeyRef`]) and a value.
     pub fn from_key(key: &[u8], value: &[u8], seq_id: u64, tags: &[u8]) -> Result<Cell> {
-        let k = KeyRef::parse(key)?;
-        let cell_type = CellType::from_code(k.type_code)?;
-        check_lengths(k.row.len(), k.family.len(), tags.len())?;
-        let mut buf = Vec::with_capacity(key.len() + value.len() + tags.len());
-        buf.extend_from_slice(key);
-        buf.extend_from_slice(value);
-        buf.extend_from_slice(tags);
-        Ok(Cell {
-            buf: Bytes::from(buf),
-            key_len: key.len() as u32,
-            value_len: value.len() as u32,
-            row_len: k.row.len() as u16,
-            family_len: k.family.len() as u8,
-            tags_gap: 0,
-            tags_len: tags.len() as u16,
-            cell_type,
-            timestamp: k.timestamp,
-            seq_id,
-        })
+        Cell::from_parts(&KeyRef::parse(key)?, value, tags, seq_id)
     }
 
     pub fn row(&self) -> &[u8] {
@@ -304,27 +287,25 @@ impl Cell {
     ) -> Result<(Cell, usize)> {
         let slice = buf.get(pos..).unwrap_or_default();
         let (layout, end) = parse_key_value(slice, with_tags)?;
-        let key = &slice[8..layout.key_end];
-        let k = KeyRef::parse(key)?;
+        let k = KeyRef::parse(&slice[8..layout.key_end])?;
         let cell_type = CellType::from_code(k.type_code)?;
-        let tags_len = end - layout.tags_start;
-        check_lengths(k.row.len(), k.family.len(), tags_len)?;
-        Ok((
-            Cell {
-                buf: buf.slice(pos + 8..pos + end),
-                key_len: key.len() as u32,
-                value_len: (layout.value_end - layout.key_end) as u32,
-                row_len: k.row.len() as u16,
-                family_len: k.family.len() as u8,
-                tags_gap: (layout.tags_start - layout.value_end) as u8,
-                tags_len: tags_len as u16,
-                cell_type,
-                timestamp: k.timestamp,
-                seq_id: 0,
-            },
-            end,
-        ))
+        let parts = Parts {
+            value_len: layout.value_end - layout.key_end,
+            tags_gap: (layout.tags_start - layout.value_end) as u8,
+            tags_len: end - layout.tags_start,
+        };
+        check_lengths(k.row.len(), k.family.len(), parts.tags_len)?;
+        let view = buf.slice(pos + 8..pos + end);
+        Ok((Cell::view(view, &k, cell_type, parts, 0), end))
     }
+}
+
+/// Lengths of a cell's buffer after its key.
+struct Parts {
+    value_len: usize,
+    /// Bytes between the value and the tags (a tags length kept in the buffer).
+    tags_gap: u8,
+    tags_len: usize,
 }
 
 /// Offsets of one KeyValue's parts inside its serialization.

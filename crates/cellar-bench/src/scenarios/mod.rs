@@ -39,6 +39,7 @@ fn engines(
             "cellar" => out.push(Box::new(CellarEngine::open(
                 &dir.join("cellar"),
                 max_row_size,
+                cache_bytes,
             )?)),
             #[cfg(feature = "rocksdb")]
             "rocksdb" => out.push(Box::new(rocks::RocksEngine::open(
@@ -46,7 +47,6 @@ fn engines(
                 cache_bytes,
             )?)),
             other => {
-                let _ = cache_bytes;
                 return Err(format!(
                     "unknown target '{other}' for a scenario (cellar{})",
                     if cfg!(feature = "rocksdb") {

@@ -7,11 +7,11 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use cellar::{Database, Options};
-use cellar_region::{
-    Config, FamilyDescriptor, FilterSpec, Get, Put, RegionError, Scan, TableDescriptor,
-};
+use cellar::Database;
+use cellar_region::{FamilyDescriptor, FilterSpec, Get, Put, RegionError, Scan, TableDescriptor};
 use cellar_wal::Durability;
+
+use crate::target::cellar_options;
 
 pub fn err(e: impl std::fmt::Display) -> String {
     e.to_string()
@@ -61,12 +61,9 @@ pub struct CellarEngine {
 }
 
 impl CellarEngine {
-    pub fn open(dir: &Path, max_row_size: u64) -> Result<CellarEngine, String> {
-        let mut o = Options::for_dir(dir).map_err(err)?;
-        o.config = Config {
-            max_row_size,
-            ..Config::default()
-        };
+    pub fn open(dir: &Path, max_row_size: u64, cache_bytes: usize) -> Result<CellarEngine, String> {
+        let mut o = cellar_options(dir, cache_bytes)?;
+        o.config.max_row_size = max_row_size;
         Ok(CellarEngine {
             db: Arc::new(Database::open_with(dir, o).map_err(err)?),
         })

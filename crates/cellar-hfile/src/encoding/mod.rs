@@ -8,7 +8,7 @@ mod none;
 mod prefix;
 mod row_index;
 
-use cellar_types::{Bytes, Cell, CellType};
+use cellar_types::{Bytes, Cell};
 
 use crate::bytes::{put_cint, put_vlong, vlong_size, Reader};
 use crate::error::{HFileError, Result};
@@ -326,17 +326,14 @@ fn read_row_and_qualifier(
 }
 
 fn make_cell(prev: &PrevKey, value: &[u8], tags: &[u8], seq: u64) -> Result<Cell> {
-    let type_code = CellType::from_code(prev.type_code)?.code();
     let key = cellar_types::KeyRef {
         row: &prev.row,
         family: &prev.family,
         qualifier: &prev.qualifier,
         timestamp: prev.timestamp,
-        type_code,
+        type_code: prev.type_code,
     };
-    let mut flat = Vec::with_capacity(key.len());
-    key.write(&mut flat);
-    Ok(Cell::from_key(&flat, value, seq, tags)?)
+    Ok(Cell::from_parts(&key, value, tags, seq)?)
 }
 
 #[cfg(test)]

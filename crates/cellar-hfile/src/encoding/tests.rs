@@ -1,6 +1,7 @@
 //! Round-trip and layout tests for every data block encoding.
 
 use super::*;
+use cellar_types::CellType;
 use proptest::prelude::*;
 
 const FORMATS: [CellFormat; 4] = [
