@@ -35,6 +35,7 @@ fn beyond_rows() -> Vec<u8> {
 /// A cursor over a MemStore segment, showing only cells at or below a read point. It
 /// keeps the next visible cells it walked past, so that stepping and short reseeks
 /// (column to column) cost one skip-list search per batch rather than one per cell.
+/// Opening takes one cell (a Get of a row the segment does not hold reads no more).
 /// The batch adapts: it doubles (up to 256) while the cursor uses what it fetched, and
 /// halves (down to 1) when reseeks jump past most of it — a Get seeking from column to
 /// column past many versions of each then reads no more than it would cell by cell.
@@ -51,7 +52,7 @@ pub struct MemCursor {
     read_point: u64,
 }
 
-const FIRST_BATCH: usize = 8;
+const FIRST_BATCH: usize = 4;
 const MAX_BATCH: usize = 256;
 
 impl MemCursor {
@@ -63,17 +64,17 @@ impl MemCursor {
             batch: FIRST_BATCH,
             read_point,
         };
-        c.fill_from(Bound::Included(&probe(start)?));
+        c.fill_from(Bound::Included(&probe(start)?), 1);
         Ok(c)
     }
 
-    /// Replaces the buffered cells with the first visible cells from `from`.
-    fn fill_from(&mut self, from: Bound<&MemKey>) {
+    /// Replaces the buffered cells with the first `count` visible cells from `from`.
+    fn fill_from(&mut self, from: Bound<&MemKey>, count: usize) {
         self.ahead.clear();
         let n = self
             .seg
-            .visible_from(from, self.read_point, self.batch, &mut self.ahead);
-        self.more = n == self.batch;
+            .visible_from(from, self.read_point, count, &mut self.ahead);
+        self.more = n == count;
     }
 
     /// Refills after the last buffered cell, which stays under the cursor's feet.
@@ -130,14 +131,15 @@ impl CellCursor for MemCursor {
         } else if self.more {
             // Cells fetched and jumped over unseen: half the batch or more means it is
             // too large for how this cursor moves (a batch of one grows to two and
-            // comes back when the second cell goes unseen).
+            // comes back when the second cell goes unseen). The single cell an opening
+            // fetched says nothing either way.
             let skipped = self.ahead.len() - 1;
-            self.batch = if skipped * 2 >= self.batch {
-                (self.batch / 2).max(1)
-            } else {
-                (self.batch * 2).min(MAX_BATCH)
-            };
-            self.fill_from(Bound::Included(&probe(key)?));
+            if skipped * 2 >= self.batch {
+                self.batch = (self.batch / 2).max(1);
+            } else if self.ahead.len() > 1 || self.batch == 1 {
+                self.batch = (self.batch * 2).min(MAX_BATCH);
+            }
+            self.fill_from(Bound::Included(&probe(key)?), self.batch);
         } else {
             self.ahead.clear();
         }
@@ -161,7 +163,7 @@ impl CellCursor for MemCursor {
             };
             let r = prev.row().to_vec();
             let start = probe(&KeyRef::first_on_row(&r))?;
-            self.fill_from(Bound::Included(&start));
+            self.fill_from(Bound::Included(&start), 1);
             if self.ahead.front().is_some_and(|c| c.row() == r.as_slice()) {
                 return Ok(());
             }
@@ -540,10 +542,16 @@ mod tests {
                 .map(|x| x.row().to_vec())
         };
         assert_eq!(c.peek().map(|x| x.row().to_vec()), first("r0010"));
-        // Inside the first batch, then far past it, then backward (a no-op), then past
-        // the last row.
+        // Opening holds one cell; a step fetches a batch.
+        assert_eq!(c.ahead.len(), 1);
+        c.advance().unwrap();
+        assert_eq!(c.ahead.len(), FIRST_BATCH);
+        let last = c.ahead.back().map(|x| x.row().to_vec()).unwrap();
+        assert!(last.as_slice() >= b"r0011".as_slice(), "{last:?}");
+        // Inside the batch, then far past it, then backward (a no-op), then past the
+        // last row.
         for (row, expect) in [
-            ("r0012", "r0012"),
+            ("r0011", "r0011"),
             ("r0200", "r0200"),
             ("r0100", "r0200"),
             ("r0299", "r0299"),
