@@ -1,17 +1,15 @@
 //! Compactions: which files to merge (HBase's exploring ratio policy with the
-//! `hbase.hstore.compaction.*` keys), and what a major compaction drops (§2.6: delete
-//! markers and the cells they mask, versions beyond VERSIONS, cells expired by TTL beyond
-//! MIN_VERSIONS, honouring KEEP_DELETED_CELLS and `hbase.hstore.time.to.purge.deletes`).
-//! A minor compaction that does not select every file keeps every cell.
+//! `hbase.hstore.compaction.*` keys), and the stream of cells a flush or compaction
+//! writes, each judged by the [`CompactionMatcher`] (what a minor and a major compaction
+//! drop is described there).
 
 use std::sync::Arc;
 
 use cellar_types::Cell;
 
+use crate::compaction_matcher::CompactionMatcher;
 use crate::config::Config;
 use crate::cursor::Heap;
-use crate::delete_tracker::DeleteTracker;
-use crate::descriptor::{FamilyDescriptor, KeepDeletedCells};
 use crate::error::Result;
 use crate::store::StoreFile;
 
@@ -102,87 +100,16 @@ pub fn major_due(files: &[Arc<StoreFile>], c: &Config, now: i64, seed: u64) -> b
     now.saturating_sub(oldest) >= due_after
 }
 
-/// Decides which cells survive a major compaction.
-pub struct MajorMatcher {
-    versions: u32,
-    min_versions: u32,
-    oldest_unexpired: Option<i64>,
-    keep: KeepDeletedCells,
-    now: i64,
-    purge_ms: i64,
-    deletes: DeleteTracker,
-    count: u32,
-    last: Option<(i64, u8)>,
-}
-
-impl MajorMatcher {
-    pub fn new(family: &FamilyDescriptor, c: &Config, now: i64) -> MajorMatcher {
-        MajorMatcher {
-            versions: family.versions,
-            min_versions: family.min_versions,
-            oldest_unexpired: family.ttl_millis().map(|t| now.saturating_sub(t)),
-            keep: family.keep_deleted_cells,
-            now,
-            purge_ms: c.time_to_purge_deletes_ms.min(i64::MAX as u64) as i64,
-            deletes: DeleteTracker::default(),
-            count: 0,
-            last: None,
-        }
-    }
-
-    fn expired(&self, ts: i64) -> bool {
-        self.oldest_unexpired.is_some_and(|o| ts < o)
-    }
-
-    /// Whether `cell` is written to the compaction's output.
-    pub fn keep(&mut self, cell: &Cell) -> bool {
-        if self.deletes.enter(cell) {
-            self.count = 0;
-            self.last = None;
-        }
-        let ts = cell.timestamp();
-        let ty = cell.cell_type();
-        if ty.is_delete() {
-            self.deletes.add(ts, ty);
-            return match self.keep {
-                KeepDeletedCells::True => true,
-                KeepDeletedCells::Ttl => !self.expired(ts),
-                // Markers younger than time.to.purge.deletes stay; with 0, every
-                // marker goes, even a future-dated one.
-                KeepDeletedCells::False => {
-                    self.purge_ms > 0 && self.now.saturating_sub(ts) <= self.purge_ms
-                }
-            };
-        }
-        let masked = self.deletes.masked(ts).is_some();
-        if masked && self.keep == KeepDeletedCells::False {
-            return false;
-        }
-        if self.last == Some((ts, ty.code())) {
-            return false;
-        }
-        self.last = Some((ts, ty.code()));
-        self.count += 1;
-        if self.count > self.versions {
-            return false;
-        }
-        if self.expired(ts) && self.count > self.min_versions {
-            return false;
-        }
-        true
-    }
-}
-
-/// The cells of a compaction, in order, with a major compaction's drops applied.
+/// The cells of a flush or compaction, in order, with the matcher's drops applied.
 pub struct CompactionStream {
     heap: Heap,
-    matcher: Option<MajorMatcher>,
+    matcher: CompactionMatcher,
     pub kept: u64,
     pub dropped: u64,
 }
 
 impl CompactionStream {
-    pub fn new(heap: Heap, matcher: Option<MajorMatcher>) -> CompactionStream {
+    pub fn new(heap: Heap, matcher: CompactionMatcher) -> CompactionStream {
         CompactionStream {
             heap,
             matcher,
@@ -197,7 +124,7 @@ impl CompactionStream {
                 return Ok(None);
             };
             self.heap.advance()?;
-            let keep = self.matcher.as_mut().is_none_or(|m| m.keep(&cell));
+            let keep = self.matcher.keep(&cell);
             if keep {
                 self.kept += 1;
                 return Ok(Some(cell));

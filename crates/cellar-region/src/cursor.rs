@@ -73,7 +73,7 @@ impl MemCursor {
         self.ahead.clear();
         let n = self
             .seg
-            .visible_from(from, self.read_point, count, &mut self.ahead);
+            .visible_from(from, self.read_point, count, None, &mut self.ahead);
         self.more = n == count;
     }
 
@@ -88,6 +88,7 @@ impl MemCursor {
             Bound::Excluded(&k),
             self.read_point,
             self.batch,
+            None,
             &mut self.ahead,
         );
         self.more = n == self.batch;
@@ -163,8 +164,17 @@ impl CellCursor for MemCursor {
             };
             let r = prev.row().to_vec();
             let start = probe(&KeyRef::first_on_row(&r))?;
-            self.fill_from(Bound::Included(&start), 1);
-            if self.ahead.front().is_some_and(|c| c.row() == r.as_slice()) {
+            // The first visible cell of that row, looking no further than the row.
+            self.ahead.clear();
+            let found = self.seg.visible_from(
+                Bound::Included(&start),
+                self.read_point,
+                1,
+                Some(&r),
+                &mut self.ahead,
+            );
+            if found == 1 {
+                self.more = true;
                 return Ok(());
             }
             bound = Some(r);
@@ -282,7 +292,14 @@ impl CellCursor for FileCursor {
                 return self.park();
             }
             self.scanner.seek(&KeyRef::first_on_row(&r))?;
-            self.skip_invisible()?;
+            // The first visible cell of that row, looking no further than the row.
+            while self
+                .scanner
+                .current()
+                .is_some_and(|c| c.seq_id() > self.read_point && c.row() == r.as_slice())
+            {
+                self.scanner.advance()?;
+            }
             if self
                 .scanner
                 .current()
@@ -473,6 +490,35 @@ mod tests {
         }
         visible.sort();
         (Arc::new(seg), visible)
+    }
+
+    /// A reversed walk over rows, some written after the read point, costs a bounded
+    /// number of cells per row: stepping back over an invisible row never walks forward
+    /// past it.
+    #[test]
+    fn reversed_walk_skips_later_rows_in_constant_time() {
+        let seg = MemSegment::new();
+        let rows = 5_000u32;
+        for row in 0..rows {
+            seg.add(cell(row * 2, 0, 1), 0);
+        }
+        // Rows written after the read point, between the visible ones.
+        for row in 0..800u32 {
+            seg.add(cell(row * 6 + 1, 0, 2000), 0);
+        }
+        let seg = Arc::new(seg);
+        let mut c = MemCursor::new(seg.clone(), 1000, &KeyRef::first_on_row(b"")).unwrap();
+        c.seek_to_previous_row(b"").unwrap();
+        let mut seen = 0;
+        while let Some(x) = c.peek() {
+            let row = x.row().to_vec();
+            assert_eq!(x.seq_id(), 1, "{row:?}");
+            seen += 1;
+            c.seek_to_previous_row(&row).unwrap();
+        }
+        assert_eq!(seen, rows);
+        let walked = seg.walked.load(std::sync::atomic::Ordering::Relaxed);
+        assert!(walked < 4 * (rows as usize + 800), "walked {walked} cells");
     }
 
     #[test]

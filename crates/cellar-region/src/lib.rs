@@ -5,6 +5,7 @@
 
 pub mod client_scanner;
 pub mod compaction;
+pub mod compaction_matcher;
 pub mod config;
 pub mod cursor;
 pub mod delete_tracker;
@@ -21,6 +22,9 @@ pub mod scanner;
 pub mod split_policy;
 pub mod store;
 mod write;
+
+#[cfg(test)]
+mod visibility_tests;
 
 pub use cellar_filter::{parse_filter, Comparator, FilterSpec, ListOp};
 pub use client_scanner::ClientScanner;

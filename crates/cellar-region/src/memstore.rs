@@ -64,6 +64,9 @@ pub struct MemSegment {
     max_seq: AtomicU64,
     /// Oldest time any cell was added (ms), for periodic flushes.
     min_ts: AtomicI64,
+    /// Cells the cursors' walks have stepped over (tests bound the cost of reads).
+    #[cfg(test)]
+    pub(crate) walked: AtomicUsize,
 }
 
 impl Default for MemSegment {
@@ -73,6 +76,8 @@ impl Default for MemSegment {
             size: AtomicUsize::new(0),
             max_seq: AtomicU64::new(0),
             min_ts: AtomicI64::new(i64::MAX),
+            #[cfg(test)]
+            walked: AtomicUsize::new(0),
         }
     }
 }
@@ -130,12 +135,15 @@ impl MemSegment {
     }
 
     /// Appends to `out` up to `max` cells from `from` (inclusive or not) with a sequence
-    /// id ≤ `read_point`, walking the skip list once; returns how many it appended.
+    /// id ≤ `read_point`, walking the skip list once; returns how many it appended. With
+    /// `row`, the walk stops at the first cell of another row (so a row whose cells are
+    /// all above the read point costs its own cells, not the rest of the segment).
     pub(crate) fn visible_from(
         &self,
         from: Bound<&MemKey>,
         read_point: u64,
         max: usize,
+        row: Option<&[u8]>,
         out: &mut VecDeque<Cell>,
     ) -> usize {
         let mut n = 0;
@@ -144,6 +152,11 @@ impl MemSegment {
         }
         for e in self.map.range((from, Bound::Unbounded)) {
             let c = &e.key().cell;
+            #[cfg(test)]
+            self.walked.fetch_add(1, AtomicOrdering::Relaxed);
+            if row.is_some_and(|r| c.row() != r) {
+                break;
+            }
             if c.seq_id() <= read_point {
                 out.push_back(c.clone());
                 n += 1;

@@ -1,9 +1,11 @@
 //! Multi-version concurrency control: every write takes the region's next sequence id
 //! (which doubles as its MVCC write number); the read point advances only over
-//! completed writes, in order, so a reader never sees half of a mutation.
+//! completed writes, in order, so a reader never sees half of a mutation. Open readers
+//! register their read points, so flushes and compactions know the smallest one
+//! (HBase's `getSmallestReadPoint`) and keep every cell such a reader can still see.
 
-use std::collections::BTreeSet;
-use std::sync::{Condvar, Mutex, MutexGuard};
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
 #[derive(Debug)]
 struct State {
@@ -19,7 +21,7 @@ pub struct Mvcc {
     advanced: Condvar,
 }
 
-fn lock(m: &Mutex<State>) -> MutexGuard<'_, State> {
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
@@ -84,10 +86,89 @@ impl Mvcc {
     }
 }
 
+/// The read points of a region's open readers (scanners and Gets), with how many
+/// readers hold each.
+#[derive(Debug, Default)]
+pub struct ReadPoints {
+    open: Mutex<BTreeMap<u64, usize>>,
+}
+
+/// A reader's registration; dropping it ends the reader.
+#[derive(Debug)]
+pub struct ReadPointGuard {
+    points: Arc<ReadPoints>,
+    read_point: u64,
+}
+
+impl ReadPointGuard {
+    pub fn read_point(&self) -> u64 {
+        self.read_point
+    }
+}
+
+impl Drop for ReadPointGuard {
+    fn drop(&mut self) {
+        let mut open = lock(&self.points.open);
+        if let Some(n) = open.get_mut(&self.read_point) {
+            *n -= 1;
+            if *n == 0 {
+                open.remove(&self.read_point);
+            }
+        }
+    }
+}
+
+impl ReadPoints {
+    /// Takes the current read point for a new reader and registers it. Both happen under
+    /// one lock with [`ReadPoints::smallest`], so no rewrite can miss a reader starting.
+    pub fn open(self: &Arc<Self>, mvcc: &Mvcc) -> ReadPointGuard {
+        let mut open = lock(&self.open);
+        let read_point = mvcc.read_point();
+        *open.entry(read_point).or_insert(0) += 1;
+        ReadPointGuard {
+            points: self.clone(),
+            read_point,
+        }
+    }
+
+    /// The smallest read point of any open reader, or of a reader starting now.
+    pub fn smallest(&self, mvcc: &Mvcc) -> u64 {
+        let open = lock(&self.open);
+        let now = mvcc.read_point();
+        open.keys().next().map_or(now, |first| (*first).min(now))
+    }
+
+    /// Readers open now.
+    pub fn readers(&self) -> usize {
+        lock(&self.open).values().sum()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::Arc;
+
+    #[test]
+    fn smallest_read_point_follows_open_readers() {
+        let m = Mvcc::new(5);
+        let points = Arc::new(ReadPoints::default());
+        let a = points.open(&m);
+        let s = m.begin();
+        m.complete(s);
+        let b = points.open(&m);
+        let b2 = points.open(&m);
+        assert_eq!((a.read_point(), b.read_point()), (5, 6));
+        assert_eq!(points.smallest(&m), 5);
+        drop(a);
+        assert_eq!(points.smallest(&m), 6);
+        drop(b);
+        assert_eq!(points.readers(), 1);
+        drop(b2);
+        let s = m.begin();
+        assert_eq!(points.smallest(&m), 6, "a write in progress is above it");
+        m.complete(s);
+        assert_eq!(points.smallest(&m), 7);
+    }
 
     #[test]
     fn read_point_waits_for_earlier_writes() {

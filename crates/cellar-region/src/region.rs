@@ -15,13 +15,14 @@ use cellar_io::{Clock, FileSystem};
 use cellar_types::{to_string_binary, KeyRef};
 use cellar_wal::{Wal, WalEdit};
 
-use crate::compaction::{major_due, select_minor, CompactionStream, MajorMatcher};
+use crate::compaction::{major_due, select_minor, CompactionStream};
+use crate::compaction_matcher::{CompactionMatcher, Deletes};
 use crate::config::Config;
-use crate::cursor::{CellCursor, FileCursor, Heap};
+use crate::cursor::{CellCursor, FileCursor, Heap, MemCursor};
 use crate::descriptor::TableDescriptor;
 use crate::error::{RegionError, Result};
 use crate::matcher::{MatchParams, Matcher};
-use crate::mvcc::Mvcc;
+use crate::mvcc::{Mvcc, ReadPoints};
 use crate::read::{Get, RowResult, Scan};
 use crate::row_lock::RowLocks;
 use crate::scanner::{RegionScanner, StoreScanner};
@@ -50,6 +51,8 @@ pub struct RegionMetrics {
 pub struct CompactionOutcome {
     /// Stores compacted, and whether each ran as a major (all-files) compaction.
     pub stores: Vec<(Vec<u8>, bool)>,
+    /// Per store compacted, the names of the files it replaced.
+    pub inputs: Vec<(Vec<u8>, Vec<String>)>,
     pub cells_kept: u64,
     pub cells_dropped: u64,
 }
@@ -76,6 +79,8 @@ pub struct Region {
     pub(crate) ctx: RegionContext,
     pub(crate) stores: BTreeMap<Vec<u8>, Store>,
     pub(crate) mvcc: Mvcc,
+    /// Read points of open scanners and Gets.
+    pub(crate) readers: Arc<ReadPoints>,
     pub(crate) locks: RowLocks,
     /// Writers hold it shared from sequence id to MemStore; a flush snapshot holds it
     /// exclusively.
@@ -148,6 +153,7 @@ impl Region {
             ctx,
             stores,
             mvcc: Mvcc::new(max_seq),
+            readers: Arc::new(ReadPoints::default()),
             locks: RowLocks::default(),
             updates: RwLock::new(()),
             flush_lock: Mutex::new(()),
@@ -274,7 +280,14 @@ impl Region {
         }
     }
 
-    /// Flushes every MemStore to new store files. Returns whether anything was written.
+    /// The smallest read point of any reader open now (or starting now): cells above it
+    /// are invisible to some reader and are neither counted nor applied by rewrites.
+    pub fn smallest_read_point(&self) -> u64 {
+        self.readers.smallest(&self.mvcc)
+    }
+
+    /// Flushes every MemStore to new store files, through the store's rules (versions,
+    /// TTL, masked puts; every marker kept). Returns whether anything was written.
     pub fn flush(&self) -> Result<bool> {
         let _one = lock(&self.flush_lock);
         self.flush_requested.store(false, Ordering::SeqCst);
@@ -288,6 +301,7 @@ impl Region {
             (snaps, self.mvcc.last_assigned())
         };
         let now = self.ctx.clock.now_millis();
+        let smallest_read_point = self.smallest_read_point();
         let mut wrote = false;
         for (family, segs) in snapshots {
             let Some(store) = self.stores.get(&family) else {
@@ -296,7 +310,15 @@ impl Region {
             let Some(seg) = segs.into_iter().next() else {
                 continue;
             };
-            let mut cells = seg.cells().map(Ok);
+            let cursor = MemCursor::new(seg, u64::MAX, &KeyRef::first_on_row(b""))?;
+            let matcher = CompactionMatcher::new(
+                &store.family,
+                &self.ctx.config,
+                now,
+                smallest_read_point,
+                Deletes::Retain,
+            );
+            let mut cells = CompactionStream::new(Heap::new(vec![Box::new(cursor)]), matcher);
             let file = store.write_file(&mut cells, flush_seq, false, &[], now)?;
             wrote |= file.is_some();
             store.commit_flush(file);
@@ -393,6 +415,7 @@ impl Region {
             return Ok(outcome);
         }
         let now = self.ctx.clock.now_millis();
+        let smallest_read_point = self.smallest_read_point();
         for (family, store) in &self.stores {
             let files = store.files();
             let (selected, is_major) = if major
@@ -415,7 +438,24 @@ impl Region {
                     f.half.clone(),
                 )?));
             }
-            let matcher = is_major.then(|| MajorMatcher::new(&store.family, &self.ctx.config, now));
+            let deletes = if is_major {
+                Deletes::Drop {
+                    earliest_put_ts: selected
+                        .iter()
+                        .map(|f| f.earliest_put_ts.unwrap_or(i64::MIN))
+                        .min()
+                        .unwrap_or(i64::MIN),
+                }
+            } else {
+                Deletes::Retain
+            };
+            let matcher = CompactionMatcher::new(
+                &store.family,
+                &self.ctx.config,
+                now,
+                smallest_read_point,
+                deletes,
+            );
             let mut stream = CompactionStream::new(Heap::new(cursors), matcher);
             let max_seq = selected.iter().map(|f| f.max_seq_id).max().unwrap_or(0);
             let names: Vec<String> = selected.iter().map(|f| f.name.clone()).collect();
@@ -424,6 +464,7 @@ impl Region {
             outcome.cells_dropped += stream.dropped;
             store.commit_compaction(&selected, output)?;
             outcome.stores.push((family.clone(), is_major));
+            outcome.inputs.push((family.clone(), names));
             self.metrics.compactions.fetch_add(1, Ordering::Relaxed);
             if is_major {
                 self.metrics
@@ -464,7 +505,8 @@ impl Region {
             }
         }
         self.metrics.read_requests.fetch_add(1, Ordering::Relaxed);
-        let read_point = self.mvcc.read_point();
+        let reader = self.readers.open(&self.mvcc);
+        let read_point = reader.read_point();
         let now = self.ctx.clock.now_millis();
         let mut scanners = Vec::new();
         for (family, store) in &self.stores {
@@ -503,7 +545,7 @@ impl Region {
                 self.ctx.config.max_row_size,
             ));
         }
-        RegionScanner::new(scanners, scan.clone())
+        RegionScanner::new(scanners, scan.clone(), Some(reader))
     }
 
     /// Reads one row (an empty result when it has no cells).

@@ -11,6 +11,7 @@ use cellar_types::{compare_keys, to_string_binary, Cell, CellType, KeyRef};
 use crate::cursor::Heap;
 use crate::error::{RegionError, Result};
 use crate::matcher::{MatchCode, Matcher};
+use crate::mvcc::ReadPointGuard;
 use crate::read::{RowResult, Scan};
 
 /// Why a store stopped reading a row.
@@ -187,10 +188,16 @@ pub struct RegionScanner {
     current: Option<(Vec<u8>, usize, bool)>,
     rows: u64,
     done: bool,
+    /// Keeps this scanner's read point registered while it is open.
+    _reader: Option<ReadPointGuard>,
 }
 
 impl RegionScanner {
-    pub fn new(stores: Vec<StoreScanner>, scan: Scan) -> Result<RegionScanner> {
+    pub fn new(
+        stores: Vec<StoreScanner>,
+        scan: Scan,
+        reader: Option<ReadPointGuard>,
+    ) -> Result<RegionScanner> {
         let mut filter = scan.filter.as_ref().map(|f| f.build());
         if let Some(f) = &mut filter {
             f.set_reversed(scan.reversed);
@@ -207,6 +214,7 @@ impl RegionScanner {
             current: None,
             rows: 0,
             done: false,
+            _reader: reader,
         })
     }
 

@@ -32,6 +32,8 @@ pub struct StoreFile {
     pub entries: u64,
     pub major: bool,
     pub time_range: Option<(i64, i64)>,
+    /// The oldest put's timestamp (`EARLIEST_PUT_TS`), if the file says.
+    pub earliest_put_ts: Option<i64>,
     pub compacted: Vec<String>,
     /// For a reference file left by a split: the half of the parent's file it stands for.
     pub half: Option<Half>,
@@ -107,6 +109,7 @@ impl StoreFile {
             })
             .unwrap_or_default();
         let time_range = info.time_range();
+        let earliest_put_ts = info.get_i64(fi::EARLIEST_PUT_TS);
         Ok(StoreFile {
             name: path
                 .file_name()
@@ -119,6 +122,7 @@ impl StoreFile {
             max_seq_id,
             major,
             time_range,
+            earliest_put_ts,
             compacted,
             half: None,
         })
@@ -148,6 +152,7 @@ impl StoreFile {
             max_seq_id: parent.max_seq_id,
             major: false,
             time_range: parent.time_range,
+            earliest_put_ts: parent.earliest_put_ts,
             compacted: Vec::new(),
             half: Some(half),
         })

@@ -25,8 +25,8 @@ struct MCell {
     ty: CellType,
     seq: u64,
     value: Vec<u8>,
-    /// In a store file (compactions only see these).
-    flushed: bool,
+    /// The store file holding it (`None`: the MemStore).
+    file: Option<u64>,
 }
 
 #[derive(Clone)]
@@ -45,7 +45,20 @@ struct Model {
     fams: Vec<Fam>,
     cells: Cells,
     seq: u64,
+    /// Store files per family, oldest first.
+    files: BTreeMap<Vec<u8>, Vec<u64>>,
+    next_file: u64,
 }
+
+/// Which markers a model rewrite may drop (all of them: a compaction of every file).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Rewrite {
+    Retain,
+    Drop,
+}
+
+/// Markers of a row: (qualifier, timestamp, type).
+type Markers = Vec<(Vec<u8>, i64, CellType)>;
 
 type Out = Vec<(Vec<u8>, Vec<u8>, Vec<u8>, i64, u8, Vec<u8>)>;
 
@@ -63,30 +76,164 @@ impl Model {
                 ty,
                 seq: self.seq,
                 value: v.to_vec(),
-                flushed: false,
+                file: None,
             });
     }
 
-    fn flushed(&mut self) {
-        for cells in self.cells.values_mut() {
-            for c in cells {
-                c.flushed = true;
+    /// A flush: each family's MemStore cells, rewritten by the store's rules, become a
+    /// new file (none when nothing survives).
+    fn flushed(&mut self, now: i64) {
+        let names: Vec<Vec<u8>> = self.fams.iter().map(|f| f.name.clone()).collect();
+        for f in names {
+            let id = self.next_file;
+            self.next_file += 1;
+            if self.rewrite(&f, &[None], Some(id), Rewrite::Retain, now) {
+                self.files.entry(f).or_default().push(id);
             }
         }
     }
 
-    /// Markers of a row/family that apply under the read's time range.
-    fn markers(&self, f: &Fam, row: &[u8], tr: TimeRange) -> Vec<(Vec<u8>, i64, CellType)> {
-        self.markers_where(f, row, tr, false)
+    /// A compaction of the files at `positions` (a contiguous window, oldest first) of
+    /// family `f`; the output takes the window's place.
+    fn compacted(&mut self, f: &[u8], positions: &[usize], now: i64) {
+        let list = self.files.get(f).cloned().unwrap_or_default();
+        let inputs: Vec<Option<u64>> = positions.iter().map(|p| Some(list[*p])).collect();
+        let mode = if positions.len() == list.len() {
+            Rewrite::Drop
+        } else {
+            Rewrite::Retain
+        };
+        let id = self.next_file;
+        self.next_file += 1;
+        self.rewrite(f, &inputs, Some(id), mode, now);
+        let mut out = Vec::new();
+        for (i, file) in list.iter().enumerate() {
+            if positions.first() == Some(&i) {
+                out.push(id);
+            }
+            if !positions.contains(&i) {
+                out.push(*file);
+            }
+        }
+        self.files.insert(f.to_vec(), out);
     }
 
-    fn markers_where(
-        &self,
-        f: &Fam,
-        row: &[u8],
-        tr: TimeRange,
-        only_flushed: bool,
-    ) -> Vec<(Vec<u8>, i64, CellType)> {
+    /// Rewrites the cells of family `fname` held in `inputs` into `output`, applying
+    /// HBase's flush / compaction rules (§2.6) column by column; returns whether any
+    /// cell survived.
+    fn rewrite(
+        &mut self,
+        fname: &[u8],
+        inputs: &[Option<u64>],
+        output: Option<u64>,
+        mode: Rewrite,
+        now: i64,
+    ) -> bool {
+        let f = self.fam(fname).clone();
+        let expired = |ts: i64| f.ttl_ms.is_some_and(|t| ts < now - t);
+        let earliest_put = self
+            .cells
+            .iter()
+            .filter(|((ff, _, _), _)| ff == &f.name)
+            .flat_map(|(_, cs)| cs.iter())
+            .filter(|c| inputs.contains(&c.file) && c.ty == CellType::Put)
+            .map(|c| c.ts)
+            .min()
+            .unwrap_or(i64::MAX);
+        let tracks = |c: &MCell| match f.kdc {
+            KeepDeletedCells::False => true,
+            KeepDeletedCells::Ttl => expired(c.ts),
+            KeepDeletedCells::True => false,
+        };
+        // Markers of each row that mask puts here.
+        let mut row_markers: BTreeMap<Vec<u8>, Markers> = BTreeMap::new();
+        for ((ff, r, q), cs) in &self.cells {
+            if ff != &f.name {
+                continue;
+            }
+            for c in cs {
+                if c.ty.is_delete() && inputs.contains(&c.file) && tracks(c) {
+                    row_markers
+                        .entry(r.clone())
+                        .or_default()
+                        .push((q.clone(), c.ts, c.ty));
+                }
+            }
+        }
+        let mut any = false;
+        for ((ff, r, q), cells) in self.cells.iter_mut() {
+            if ff != &f.name {
+                continue;
+            }
+            let (mut sorted, others): (Vec<MCell>, Vec<MCell>) = std::mem::take(cells)
+                .into_iter()
+                .partition(|c| inputs.contains(&c.file));
+            cells.extend(others);
+            sorted.sort_by(|a, b| {
+                b.ts.cmp(&a.ts)
+                    .then(b.ty.code().cmp(&a.ty.code()))
+                    .then(b.seq.cmp(&a.seq))
+            });
+            let markers = row_markers.get(r).cloned().unwrap_or_default();
+            let (mut count, mut last, mut skip) = (0u32, None, false);
+            for mut c in sorted {
+                let family_marker =
+                    matches!(c.ty, CellType::DeleteFamily | CellType::DeleteFamilyVersion);
+                if skip && !family_marker {
+                    continue;
+                }
+                if f.min_versions == 0 && expired(c.ts) {
+                    skip = true;
+                    continue;
+                }
+                if c.ty.is_delete() {
+                    if mode == Rewrite::Retain {
+                        c.file = output;
+                        cells.push(c);
+                        continue;
+                    }
+                    let kept = f.kdc == KeepDeletedCells::True
+                        || (f.kdc == KeepDeletedCells::Ttl && !expired(c.ts));
+                    if !kept {
+                        continue;
+                    }
+                    if c.ts < earliest_put {
+                        skip |= !family_marker;
+                        continue;
+                    }
+                } else if Self::masked(&markers, q, c.ts) {
+                    let whole = markers.iter().any(|(mq, mts, ty)| match ty {
+                        CellType::DeleteFamily => c.ts <= *mts,
+                        CellType::DeleteColumn => mq == q && c.ts <= *mts,
+                        _ => false,
+                    });
+                    skip |= whole;
+                    continue;
+                }
+                if last == Some((c.ts, c.ty.code())) {
+                    continue;
+                }
+                if !family_marker {
+                    if !c.ty.is_delete() {
+                        count += 1;
+                    }
+                    if count > f.versions || (count > f.min_versions && expired(c.ts)) {
+                        skip = true;
+                        continue;
+                    }
+                }
+                last = Some((c.ts, c.ty.code()));
+                c.file = output;
+                cells.push(c);
+            }
+            any |= cells.iter().any(|c| c.file == output);
+        }
+        self.cells.retain(|_, v| !v.is_empty());
+        any
+    }
+
+    /// Markers of a row/family that apply under the read's time range.
+    fn markers(&self, f: &Fam, row: &[u8], tr: TimeRange) -> Vec<(Vec<u8>, i64, CellType)> {
         let mut out = Vec::new();
         for ((ff, r, q), cells) in &self.cells {
             if ff != &f.name || r != row {
@@ -98,7 +245,7 @@ impl Model {
                 } else {
                     tr.contains(c.ts)
                 };
-                if c.ty.is_delete() && applies && (c.flushed || !only_flushed) {
+                if c.ty.is_delete() && applies {
                     out.push((q.clone(), c.ts, c.ty));
                 }
             }
@@ -314,66 +461,6 @@ impl Model {
         }
         out
     }
-
-    fn rows(&self) -> Vec<Vec<u8>> {
-        let mut rows: Vec<Vec<u8>> = self.cells.keys().map(|(_, r, _)| r.clone()).collect();
-        rows.sort();
-        rows.dedup();
-        rows
-    }
-
-    /// What a major compaction of family `f` keeps: it sees the flushed cells only.
-    fn major_compact(&mut self, fname: &[u8], now: i64) {
-        let f = self.fam(fname).clone();
-        let rows = self.rows();
-        for row in rows {
-            let markers = self.markers_where(&f, &row, TimeRange::ALL, true);
-            for ((ff, r, q), cells) in self.cells.iter_mut() {
-                if ff != &f.name || r != &row {
-                    continue;
-                }
-                let (mut sorted, unflushed): (Vec<MCell>, Vec<MCell>) =
-                    std::mem::take(cells).into_iter().partition(|c| c.flushed);
-                cells.extend(unflushed);
-                sorted.sort_by(|a, b| {
-                    b.ts.cmp(&a.ts)
-                        .then(b.ty.code().cmp(&a.ty.code()))
-                        .then(b.seq.cmp(&a.seq))
-                });
-                let mut count = 0;
-                let mut last_ts = None;
-                for c in sorted {
-                    if c.ty.is_delete() {
-                        let keep = match f.kdc {
-                            KeepDeletedCells::True => true,
-                            KeepDeletedCells::Ttl => f.ttl_ms.is_none_or(|t| c.ts >= now - t),
-                            KeepDeletedCells::False => false,
-                        };
-                        if keep {
-                            cells.push(c);
-                        }
-                        continue;
-                    }
-                    if f.kdc == KeepDeletedCells::False && Self::masked(&markers, q, c.ts) {
-                        continue;
-                    }
-                    if last_ts == Some(c.ts) {
-                        continue;
-                    }
-                    last_ts = Some(c.ts);
-                    count += 1;
-                    if count > f.versions {
-                        continue;
-                    }
-                    if f.ttl_ms.is_some_and(|t| c.ts < now - t) && count > f.min_versions {
-                        continue;
-                    }
-                    cells.push(c);
-                }
-            }
-        }
-        self.cells.retain(|_, v| !v.is_empty());
-    }
 }
 
 fn random_filter(rng: &mut SmallRng, depth: u32) -> FilterSpec {
@@ -544,6 +631,8 @@ fn run(seed: u64, steps: usize) {
         fams: fams.clone(),
         cells: Cells::new(),
         seq: 0,
+        files: BTreeMap::new(),
+        next_file: 0,
     };
     let mut rng = SmallRng::seed_from_u64(seed);
     let rows: Vec<Vec<u8>> = (0..6).map(|i| format!("row{i}").into_bytes()).collect();
@@ -656,7 +745,7 @@ fn run(seed: u64, steps: usize) {
                             None => (0, now),
                         };
                         assert_eq!(res.cells[0].value(), (old + delta).to_be_bytes(), "{ctx}");
-                        if delta != 0 {
+                        if delta != 0 || cur.is_empty() {
                             m.add(
                                 &f,
                                 &row,
@@ -752,7 +841,8 @@ fn run(seed: u64, steps: usize) {
             }
             88..=89 => {
                 h.region.flush().unwrap();
-                m.flushed();
+                m.flushed(now);
+                check_files(&h, &m, &ctx);
             }
             90..=91 => {
                 // A filtered scan with random options, through the client scanner.
@@ -805,28 +895,49 @@ fn run(seed: u64, steps: usize) {
                     panic!("{ctx}: filtered scan {spec} {s:?}\n{report}");
                 }
             }
-            92..=93 => {
-                let out = h.region.compact(false).unwrap();
-                for (fam, major) in out.stores {
-                    if major {
-                        m.major_compact(&fam, now);
-                    }
+            92..=94 => {
+                if step % 3 == 0 {
+                    h.region.flush().unwrap();
+                    m.flushed(now);
+                    check_files(&h, &m, &ctx);
                 }
-            }
-            94 => {
-                h.region.flush().unwrap();
-                m.flushed();
-                h.region.compact(true).unwrap();
-                for fam in &fams {
-                    m.major_compact(&fam.name, now);
+                let before: Vec<(Vec<u8>, Vec<String>)> = fams
+                    .iter()
+                    .map(|f| {
+                        let names = h.region.store(&f.name).unwrap().files();
+                        (
+                            f.name.clone(),
+                            names.iter().map(|x| x.name.clone()).collect(),
+                        )
+                    })
+                    .collect();
+                let out = h.region.compact(step % 2 == 0).unwrap();
+                for (fam, inputs) in out.inputs {
+                    let names = &before.iter().find(|(f, _)| *f == fam).unwrap().1;
+                    let positions: Vec<usize> = inputs
+                        .iter()
+                        .map(|n| names.iter().position(|x| x == n).unwrap())
+                        .collect();
+                    m.compacted(&fam, &positions, now);
                 }
+                check_files(&h, &m, &ctx);
             }
             95..=97 => h.clock.advance(rng.random_range(0..8000)),
             _ => {
                 h.reopen();
-                m.flushed();
+                m.flushed(now);
+                check_files(&h, &m, &ctx);
             }
         }
+    }
+}
+
+/// The engine holds as many store files per family as the model.
+fn check_files(h: &Harness, m: &Model, ctx: &str) {
+    for f in &m.fams {
+        let n = h.region.store(&f.name).unwrap().files().len();
+        let want = m.files.get(&f.name).map_or(0, |v| v.len());
+        assert_eq!(n, want, "{ctx}: store files of {:?}", f.name);
     }
 }
 

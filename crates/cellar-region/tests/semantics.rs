@@ -401,3 +401,53 @@ fn data_survives_reopen_and_power_loss() {
     put(&h, "a", "q", 3, "three-b");
     assert_eq!(versions(&h, "a", "q", 1), vec![(3, b"three-b".to_vec())]);
 }
+
+/// Ported from HBase's `TestIncrementsFromClientSide#testIncrementIncrZeroAtFirst`: an
+/// increment by 0 of a missing column creates the counter at 0.
+#[test]
+fn increment_by_zero_at_first_writes_zero() {
+    let h = Harness::new(table(3), Config::default());
+    let counters = |h: &Harness| -> Vec<(Vec<u8>, i64)> {
+        h.region
+            .get(&Get::new("row"))
+            .unwrap()
+            .cells
+            .iter()
+            .map(|c| {
+                let v: [u8; 8] = c.value().try_into().unwrap();
+                (c.qualifier().to_vec(), i64::from_be_bytes(v))
+            })
+            .collect()
+    };
+    let r = h
+        .region
+        .increment(Increment::new("row").add_column("f", "col1", 0))
+        .unwrap();
+    assert_eq!(r.cells.len(), 1);
+    assert_eq!(r.cells[0].value(), 0i64.to_be_bytes());
+    assert_eq!(counters(&h), vec![(b"col1".to_vec(), 0)]);
+    h.region
+        .increment(
+            Increment::new("row")
+                .add_column("f", "col1", 1)
+                .add_column("f", "col2", 0)
+                .add_column("f", "col3", 2),
+        )
+        .unwrap();
+    assert_eq!(
+        counters(&h),
+        vec![
+            (b"col1".to_vec(), 1),
+            (b"col2".to_vec(), 0),
+            (b"col3".to_vec(), 2)
+        ]
+    );
+    // On an existing counter a delta of 0 returns the value and writes nothing.
+    let before = versions(&h, "row", "col1", 10).len();
+    let r = h
+        .region
+        .increment(Increment::new("row").add_column("f", "col1", 0))
+        .unwrap();
+    assert_eq!(r.cells[0].value(), 1i64.to_be_bytes());
+    assert_eq!(versions(&h, "row", "col1", 10).len(), before);
+}
