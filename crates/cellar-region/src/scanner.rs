@@ -29,6 +29,8 @@ pub struct StoreScanner {
     heap: Heap,
     matcher: Matcher,
     max_row_size: u64,
+    /// A returned cell that did not fit the last call, and whether the row ends after it.
+    pending: Option<(Cell, bool)>,
 }
 
 fn last_on_column(cell: &Cell) -> Vec<u8> {
@@ -49,11 +51,15 @@ impl StoreScanner {
             heap,
             matcher,
             max_row_size,
+            pending: None,
         }
     }
 
     /// The row read next (reversed: the greatest row left).
     pub fn peek_row(&self) -> Option<&[u8]> {
+        if let Some((c, _)) = &self.pending {
+            return Some(c.row());
+        }
         if self.heap.is_reversed() {
             return self.heap.max_row();
         }
@@ -75,7 +81,10 @@ impl StoreScanner {
     }
 
     /// Reads cells of `row`, appending the ones the read returns to `out`, until the row
-    /// ends in this family or `out` holds `max_cells` cells or `max_bytes` bytes.
+    /// ends in this family or `out` holds `max_cells` cells or `max_bytes` bytes. The
+    /// limits are checked when the next returned cell is found, not before: a cell that
+    /// does not fit waits in `pending` for the next call, so `More` means a cell of the
+    /// row really follows and a row's last fragment is always known as the last.
     pub fn read_row(
         &mut self,
         row: &[u8],
@@ -86,16 +95,19 @@ impl StoreScanner {
         bytes: &mut u64,
     ) -> Result<RowProgress> {
         let mut size: u64 = 0;
+        if let Some((cell, ends_row)) = self.pending.take() {
+            self.account(row, &cell, &mut size, bytes)?;
+            out.push(cell);
+            if ends_row {
+                return Ok(RowProgress::Done);
+            }
+        }
         if self.heap.is_reversed() {
             self.heap.focus(row);
         }
         while let Some(cell) = self.heap.peek() {
             if cell.row() != row {
                 return Ok(RowProgress::Done);
-            }
-            // Limits apply between cells, once this call has something to return.
-            if !out.is_empty() && (out.len() >= max_cells || *bytes >= max_bytes) {
-                return Ok(RowProgress::More);
             }
             let code = self.matcher.match_cell(cell, filter.as_deref_mut());
             let include = matches!(
@@ -106,27 +118,20 @@ impl StoreScanner {
             );
             let cell = if include {
                 let c = cell.clone();
-                let c = match filter.as_deref() {
+                Some(match filter.as_deref() {
                     Some(f) => f.transform_cell(c),
                     None => c,
-                };
-                let n = c.serialized_size(true) as u64;
-                size += n;
-                *bytes += n;
-                if size > self.max_row_size {
-                    return Err(RegionError::RowTooBig {
-                        limit: self.max_row_size,
-                        row: to_string_binary(row),
-                        family: to_string_binary(&self.family),
-                    });
-                }
-                Some(c)
+                })
             } else {
                 None
             };
             // The empty qualifier also holds the family's delete markers, which may sort
             // after its puts: step through it instead of seeking past them.
             let in_empty_column = self.heap.peek().is_some_and(|c| c.qualifier().is_empty());
+            let ends_row = matches!(
+                code,
+                MatchCode::IncludeAndSeekNextRow | MatchCode::SeekNextRow
+            );
             match code {
                 MatchCode::Include | MatchCode::Skip => self.heap.advance()?,
                 MatchCode::IncludeAndSeekNextCol | MatchCode::SeekNextCol => {
@@ -137,11 +142,7 @@ impl StoreScanner {
                     }
                 }
                 MatchCode::IncludeAndSeekNextRow | MatchCode::SeekNextRow => {
-                    if let Some(c) = &cell {
-                        out.push(c.clone());
-                    }
                     self.skip_row(row)?;
-                    return Ok(RowProgress::Done);
                 }
                 MatchCode::SeekTo(key) => {
                     let forward = self.heap.peek().is_some_and(|c| {
@@ -157,13 +158,37 @@ impl StoreScanner {
                 }
             }
             if let Some(c) = cell {
+                // Limits apply between cells, once this call has something to return.
+                if !out.is_empty() && (out.len() >= max_cells || *bytes >= max_bytes) {
+                    self.pending = Some((c, ends_row));
+                    return Ok(RowProgress::More);
+                }
+                self.account(row, &c, &mut size, bytes)?;
                 out.push(c);
+            }
+            if ends_row {
+                return Ok(RowProgress::Done);
             }
         }
         if self.heap.is_reversed() {
             self.heap.step_back(row)?;
         }
         Ok(RowProgress::Done)
+    }
+
+    /// Counts a returned cell against the call's bytes and the row size limit.
+    fn account(&self, row: &[u8], c: &Cell, size: &mut u64, bytes: &mut u64) -> Result<()> {
+        let n = c.serialized_size(true) as u64;
+        *size += n;
+        *bytes += n;
+        if *size > self.max_row_size {
+            return Err(RegionError::RowTooBig {
+                limit: self.max_row_size,
+                row: to_string_binary(row),
+                family: to_string_binary(&self.family),
+            });
+        }
+        Ok(())
     }
 }
 

@@ -244,3 +244,64 @@ fn reversed_scans() {
     assert_eq!(rs[0].row, b"d");
     assert!(rs[0].partial && !rs[1].partial);
 }
+
+/// Fragments end as HBase's do: every fragment of a row but the last says more cells may
+/// follow, the last says none do, even when the cells after it are older versions or
+/// filtered out.
+#[test]
+fn a_rows_last_fragment_is_marked_final() {
+    let h = harness(Config::default());
+    for (row, q) in [("r1", "x"), ("r1", "y"), ("r2", "x"), ("r3", "z")] {
+        for ts in [1, 2, 3] {
+            h.region
+                .put(Put::new(row).add_column_at("a", q, ts, format!("{row}{q}{ts}")))
+                .unwrap();
+        }
+    }
+    h.region
+        .put(Put::new("r3").add_column_at("b", "w", 5, "r3w5"))
+        .unwrap();
+    let check = |s: Scan, label: &str| {
+        let rs = results(&h, &s);
+        let mut whole: Vec<(String, Vec<String>)> = Vec::new();
+        for (i, r) in rs.iter().enumerate() {
+            let name = String::from_utf8_lossy(&r.row).into_owned();
+            let next_same = rs.get(i + 1).is_some_and(|n| n.row == r.row);
+            assert_eq!(r.partial, next_same, "{label}: fragment {i} of {rs:?}");
+            let cells = r
+                .cells
+                .iter()
+                .map(|c| String::from_utf8_lossy(c.value()).into_owned());
+            match whole.last_mut() {
+                Some((n, cs)) if *n == name => cs.extend(cells),
+                _ => whole.push((name, cells.collect())),
+            }
+        }
+        assert_eq!(
+            whole,
+            vec![
+                ("r1".into(), vec!["r1x3".into(), "r1y3".into()]),
+                ("r2".into(), vec!["r2x3".into()]),
+                ("r3".into(), vec!["r3z3".into(), "r3w5".into()]),
+            ],
+            "{label}"
+        );
+    };
+    for batch in 1..=3 {
+        check(Scan::new().batch(batch), &format!("batch {batch}"));
+        check(
+            Scan::new().batch(batch).caching(1),
+            &format!("batch {batch}, caching 1"),
+        );
+    }
+    for size in [1, 10, 40, 1000] {
+        check(
+            Scan::new()
+                .allow_partial_results(true)
+                .max_result_size(size),
+            &format!("partial, {size} bytes"),
+        );
+    }
+    h.region.flush().unwrap();
+    check(Scan::new().batch(1), "batch 1 after a flush");
+}

@@ -437,3 +437,127 @@ fn splits_wait_for_running_compactions() {
         check_all(&db, 2000);
     }
 }
+
+/// Batched and partial-result scans, forward and reversed, while regions split and
+/// merge under them: every cell once, in order, and every row's fragments flagged as
+/// HBase flags them (more cells may follow on all but the last).
+#[test]
+fn batched_and_partial_scans_go_on_across_splits_and_merges() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut o = Options::for_dir(tmp.path()).unwrap();
+    o.background = false;
+    let db = Database::open_with(tmp.path(), o).unwrap();
+    let mut t = table();
+    t.families[0].versions = 3;
+    t.families[1].versions = 3;
+    db.create_table_split(t, vec![b"row00100".to_vec()])
+        .unwrap();
+    let tbl = db.table("t").unwrap();
+    for i in 0..300 {
+        let row = format!("row{i:05}");
+        for ts in [1, 2] {
+            tbl.put(
+                Put::new(row.clone())
+                    .with_timestamp(ts)
+                    .add_column("f", "q1", format!("a{i}.{ts}"))
+                    .add_column("f", "q2", format!("b{i}.{ts}"))
+                    .add_column("f", "q3", format!("c{i}.{ts}")),
+            )
+            .unwrap();
+        }
+        // The row's last cell has an older version behind it.
+        for ts in [1, 2] {
+            tbl.put(Put::new(row.clone()).with_timestamp(ts).add_column(
+                "g",
+                "q",
+                format!("d{i}.{ts}"),
+            ))
+            .unwrap();
+        }
+    }
+    db.flush("t").unwrap();
+    let want_row = |i: usize| -> Vec<String> {
+        vec![
+            format!("a{i}.2"),
+            format!("b{i}.2"),
+            format!("c{i}.2"),
+            format!("d{i}.2"),
+        ]
+    };
+    let scans = [
+        ("batch 2", Scan::new().batch(2).caching(3)),
+        ("batch 3", Scan::new().batch(3).caching(2)),
+        ("batch 1", Scan::new().batch(1).caching(5)),
+        (
+            "partial",
+            Scan::new()
+                .allow_partial_results(true)
+                .max_result_size(30)
+                .caching(4),
+        ),
+        (
+            "reversed batch 3",
+            Scan::new().batch(3).caching(2).reversed(true),
+        ),
+    ];
+    for (round, (label, scan)) in scans.iter().enumerate() {
+        db.compact("t", true).unwrap();
+        let s = tbl.scan(scan).unwrap();
+        let mut got: Vec<(Vec<u8>, Vec<String>, bool)> = Vec::new();
+        let mut n = 0;
+        for r in s {
+            let r = r.unwrap();
+            let cells = r
+                .cells
+                .iter()
+                .map(|c| String::from_utf8_lossy(c.value()).into_owned())
+                .collect();
+            got.push((r.row.clone(), cells, r.partial));
+            n += 1;
+            // Split the region being read (and one ahead), later merge two of them.
+            let base = 40 + round * 7;
+            if n == 25 {
+                let at = if scan.reversed { base + 180 } else { base + 10 };
+                db.split("t", Some(format!("row{at:05}").as_bytes()))
+                    .unwrap();
+                let ahead = format!("row{:05}", 250 + round * 3);
+                db.split("t", Some(ahead.as_bytes())).unwrap();
+            }
+            if n == 120 {
+                db.compact("t", true).unwrap();
+                let regions = db.table("t").unwrap().regions().unwrap();
+                if regions.len() >= 2 {
+                    let a = regions[0].start_key().to_vec();
+                    let b = regions[1].start_key().to_vec();
+                    db.merge_regions("t", &a, &b).unwrap();
+                }
+            }
+        }
+        // Stitch fragments back; check the flags.
+        let mut rows: Vec<(Vec<u8>, Vec<String>)> = Vec::new();
+        for (i, (row, cells, partial)) in got.iter().enumerate() {
+            let next_same = got.get(i + 1).is_some_and(|n| &n.0 == row);
+            assert_eq!(*partial, next_same, "{label}: fragment {i}: {:?}", got[i]);
+            if let Some(b) = scan.batch {
+                assert!(cells.len() <= b as usize, "{label}: {:?}", got[i]);
+                if *partial {
+                    assert_eq!(cells.len(), b as usize, "{label}: {:?}", got[i]);
+                }
+            }
+            match rows.last_mut() {
+                Some((r, cs)) if r == row => cs.extend(cells.iter().cloned()),
+                _ => rows.push((row.clone(), cells.clone())),
+            }
+        }
+        let mut want: Vec<(Vec<u8>, Vec<String>)> = (0..300)
+            .map(|i| (format!("row{i:05}").into_bytes(), want_row(i)))
+            .collect();
+        if scan.reversed {
+            want.reverse();
+        }
+        assert_eq!(rows.len(), want.len(), "{label}");
+        for (g, w) in rows.iter().zip(&want) {
+            assert_eq!(g, w, "{label}");
+        }
+    }
+}
