@@ -5,6 +5,8 @@
 use std::cmp::Ordering;
 use std::fmt;
 
+use crate::java_regex::JavaRegex;
+
 /// HBase's `CompareOperator`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum CompareOp {
@@ -65,8 +67,9 @@ pub enum Comparator {
     Binary(Vec<u8>),
     /// Compares only as many bytes as the operand has.
     BinaryPrefix(Vec<u8>),
-    /// Equal when the regular expression finds a match (EQUAL / NOT_EQUAL only).
-    RegexString(String, regex::bytes::Regex),
+    /// Equal when the regular expression finds a match (EQUAL / NOT_EQUAL only), with
+    /// Java's regex semantics.
+    RegexString(String, JavaRegex),
     /// Equal when the value contains the text, case-insensitively (EQUAL / NOT_EQUAL only).
     Substring(String),
 }
@@ -97,12 +100,9 @@ impl fmt::Display for Comparator {
 }
 
 impl Comparator {
-    /// A regex comparator; `None` when the pattern does not compile.
+    /// A regex comparator (Java syntax); an error when the pattern does not compile.
     pub fn regex(pattern: &str) -> Result<Comparator, String> {
-        let re = regex::bytes::RegexBuilder::new(pattern)
-            .dot_matches_new_line(true)
-            .build()
-            .map_err(|e| format!("bad regular expression '{pattern}': {e}"))?;
+        let re = JavaRegex::new(pattern)?;
         Ok(Comparator::RegexString(pattern.to_string(), re))
     }
 
@@ -120,7 +120,7 @@ impl Comparator {
                 op.as_slice().cmp(&value[..n])
             }
             Comparator::RegexString(_, re) => {
-                if re.is_match(value) {
+                if re.find(value) {
                     Ordering::Equal
                 } else {
                     Ordering::Greater

@@ -7,11 +7,13 @@
 mod compare;
 mod filter;
 mod filters;
+mod java_regex;
 mod list;
 mod parse;
 mod spec;
 
 pub use compare::{Comparator, CompareOp};
 pub use filter::{Filter, ReturnCode};
-pub use parse::{parse_filter, ParseError};
+pub use java_regex::JavaRegex;
+pub use parse::{parse_filter, parse_filter_bytes, ParseError, MAX_NESTING};
 pub use spec::{FilterSpec, ListOp};

@@ -2,7 +2,8 @@
 //! unary SKIP and WHILE, and parentheses; precedence parentheses > SKIP = WHILE > AND > OR.
 //! Arguments: quoted strings (`''` is a quote), integers, booleans, compare operators
 //! (`<`, `<=`, `=`, `!=`, `>`, `>=`) and comparators (`'binary:…'`, `'binaryprefix:…'`,
-//! `'regexstring:…'`, `'substring:…'`). Errors name the position of the problem.
+//! `'regexstring:…'`, `'substring:…'`). Errors name the position of the problem. The input
+//! is bytes; nesting is bounded ([`MAX_NESTING`]).
 
 use std::fmt;
 
@@ -35,9 +36,14 @@ enum Arg {
     Op(CompareOp),
 }
 
+/// How deeply parentheses, SKIP and WHILE may nest: far beyond any real filter, and
+/// far below what would exhaust the stack.
+pub const MAX_NESTING: usize = 100;
+
 struct Parser<'a> {
     s: &'a [u8],
     pos: usize,
+    depth: usize,
 }
 
 fn err<T>(pos: usize, message: impl Into<String>) -> PResult<T> {
@@ -107,6 +113,19 @@ impl<'a> Parser<'a> {
     /// unary := 'SKIP' unary | 'WHILE' unary | '(' expr ')' | filter
     fn unary(&mut self) -> PResult<FilterSpec> {
         self.skip_ws();
+        self.depth += 1;
+        if self.depth > MAX_NESTING {
+            return err(
+                self.pos,
+                format!("Incorrect Filter String: nested more than {MAX_NESTING} levels deep"),
+            );
+        }
+        let out = self.unary_inner();
+        self.depth -= 1;
+        out
+    }
+
+    fn unary_inner(&mut self) -> PResult<FilterSpec> {
         if self.at_keyword("SKIP") {
             self.pos += 4;
             return Ok(FilterSpec::Skip(Box::new(self.unary()?)));
@@ -416,6 +435,17 @@ fn build(name: &str, a: &[(Arg, usize)], pos: usize) -> PResult<FilterSpec> {
                 max_inclusive: boolean(&a[3])?,
             }
         }
+        "ColumnValueFilter" => {
+            want_args(name, a, &[4], pos)?;
+            let (o, c) = (op(&a[2])?, comparator(&a[3])?);
+            only_eq(o, &c, a[2].1)?;
+            FilterSpec::ColumnValue {
+                family: s(&a[0])?,
+                qualifier: s(&a[1])?,
+                op: o,
+                comparator: c,
+            }
+        }
         "SingleColumnValueFilter" | "SingleColumnValueExcludeFilter" => {
             want_args(name, a, &[4, 6], pos)?;
             let (o, c) = (op(&a[2])?, comparator(&a[3])?);
@@ -452,9 +482,16 @@ fn build(name: &str, a: &[(Arg, usize)], pos: usize) -> PResult<FilterSpec> {
 
 /// Parses a filter string.
 pub fn parse_filter(text: &str) -> Result<FilterSpec, ParseError> {
+    parse_filter_bytes(text.as_bytes())
+}
+
+/// Parses a filter string given as bytes (as HBase's `ParseFilter.parseFilterString`):
+/// quoted arguments keep their bytes, UTF-8 or not.
+pub fn parse_filter_bytes(text: &[u8]) -> Result<FilterSpec, ParseError> {
     let mut p = Parser {
-        s: text.as_bytes(),
+        s: text,
         pos: 0,
+        depth: 0,
     };
     p.skip_ws();
     if p.peek().is_none() {

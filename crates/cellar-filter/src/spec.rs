@@ -49,6 +49,13 @@ pub enum FilterSpec {
     Family(CompareOp, Comparator),
     Qualifier(CompareOp, Comparator),
     Value(CompareOp, Comparator),
+    /// The matching cells of one column only.
+    ColumnValue {
+        family: Vec<u8>,
+        qualifier: Vec<u8>,
+        op: CompareOp,
+        comparator: Comparator,
+    },
     SingleColumnValue {
         family: Vec<u8>,
         qualifier: Vec<u8>,
@@ -132,6 +139,18 @@ impl FilterSpec {
             FilterSpec::Value(op, c) => Box::new(value::ValueCompare {
                 op: *op,
                 cmp: c.clone(),
+            }),
+            FilterSpec::ColumnValue {
+                family,
+                qualifier,
+                op,
+                comparator,
+            } => Box::new(value::ColumnValue {
+                family: family.clone(),
+                qualifier: qualifier.clone(),
+                op: *op,
+                cmp: comparator.clone(),
+                column_found: false,
             }),
             FilterSpec::SingleColumnValue {
                 family,
@@ -241,6 +260,19 @@ impl fmt::Display for FilterSpec {
             FilterSpec::Family(o, c) => write!(f, "FamilyFilter({}, {})", op(*o), cmp(c)),
             FilterSpec::Qualifier(o, c) => write!(f, "QualifierFilter({}, {})", op(*o), cmp(c)),
             FilterSpec::Value(o, c) => write!(f, "ValueFilter({}, {})", op(*o), cmp(c)),
+            FilterSpec::ColumnValue {
+                family,
+                qualifier,
+                op: o,
+                comparator,
+            } => write!(
+                f,
+                "ColumnValueFilter({}, {}, {}, {})",
+                q(family),
+                q(qualifier),
+                op(*o),
+                cmp(comparator)
+            ),
             FilterSpec::SingleColumnValue {
                 family,
                 qualifier,

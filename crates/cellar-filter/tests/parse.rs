@@ -2,7 +2,9 @@
 //! The filter language: every registered filter, operators, precedence, quoting, and
 //! errors that point at the problem.
 
-use cellar_filter::{parse_filter, Comparator, CompareOp, FilterSpec, ListOp};
+use cellar_filter::{
+    parse_filter, parse_filter_bytes, Comparator, CompareOp, FilterSpec, ListOp, MAX_NESTING,
+};
 
 fn p(s: &str) -> FilterSpec {
     parse_filter(s).unwrap_or_else(|e| panic!("{s}: {e}"))
@@ -192,5 +194,67 @@ fn malformed_strings_are_errors_with_positions() {
             .unwrap_or_else(|| panic!("{s} parsed"));
         assert!(e.message.contains(msg), "{s}: {e}");
         assert_eq!(e.pos, *pos, "{s}: {e}");
+    }
+}
+
+/// `TestParseFilter#testColumnValueFilter`.
+#[test]
+fn column_value_filter_parses() {
+    assert_eq!(
+        p("ColumnValueFilter ('family', 'qualifier', <, 'binaryprefix:value')"),
+        FilterSpec::ColumnValue {
+            family: b"family".to_vec(),
+            qualifier: b"qualifier".to_vec(),
+            op: CompareOp::Less,
+            comparator: Comparator::BinaryPrefix(b"value".to_vec()),
+        }
+    );
+    let back = p("ColumnValueFilter('f', 'q', =, 'substring:X')");
+    assert_eq!(p(&back.to_string()), back);
+    assert!(parse_filter("ColumnValueFilter('f', 'q', <, 'regexstring:a')").is_err());
+    assert!(parse_filter("ColumnValueFilter('f', 'q', <)").is_err());
+}
+
+/// The filter string is bytes: quoted arguments keep bytes that are not UTF-8.
+#[test]
+fn filter_strings_are_bytes() {
+    let mut text = b"PrefixFilter('".to_vec();
+    text.extend_from_slice(&[0xfe, 0xff, 0x00, 0x80]);
+    text.extend_from_slice(b"') AND ValueFilter(=, 'binary:\xe9\xff')");
+    let spec = parse_filter_bytes(&text).unwrap();
+    let FilterSpec::List(ListOp::MustPassAll, parts) = spec else {
+        panic!("{spec:?}")
+    };
+    assert_eq!(parts[0], FilterSpec::Prefix(vec![0xfe, 0xff, 0x00, 0x80]));
+    let mut raw = b"ValueFilter(=, 'binary:".to_vec();
+    raw.extend_from_slice(&[0xe9, 0xff]);
+    raw.extend_from_slice(b"')");
+    assert_eq!(
+        parse_filter_bytes(&raw).unwrap(),
+        FilterSpec::Value(CompareOp::Equal, Comparator::Binary(vec![0xe9, 0xff]))
+    );
+}
+
+/// Deep nesting is a clear error, not a stack overflow.
+#[test]
+fn nesting_is_bounded() {
+    let ok = format!(
+        "{}PageFilter(1){}",
+        "(".repeat(MAX_NESTING - 1),
+        ")".repeat(MAX_NESTING - 1)
+    );
+    assert!(parse_filter(&ok).is_ok());
+    for deep in [
+        format!(
+            "{}PageFilter(1){}",
+            "(".repeat(100_000),
+            ")".repeat(100_000)
+        ),
+        format!("{}PageFilter(1)", "SKIP ".repeat(100_000)),
+        format!("{}PageFilter(1)", "WHILE (".repeat(50_000)),
+        "(".repeat(1_000_000),
+    ] {
+        let e = parse_filter(&deep).unwrap_err();
+        assert!(e.message.contains("nested"), "{e}");
     }
 }

@@ -71,6 +71,9 @@ pub struct Config {
     pub busy_blocked_requests: f64,
     /// `hbase.busy.policy.aggWindow` (ms)
     pub busy_agg_window_ms: u64,
+    /// `hbase.shell.timestamp.format.epoch`: the shell prints timestamps as epoch
+    /// milliseconds instead of local ISO date-times.
+    pub shell_timestamp_epoch: bool,
 }
 
 impl Default for Config {
@@ -107,6 +110,7 @@ impl Default for Config {
             busy_min_age_ms: 600_000,
             busy_blocked_requests: 0.2,
             busy_agg_window_ms: 300_000,
+            shell_timestamp_epoch: false,
         }
     }
 }
@@ -238,6 +242,7 @@ impl Config {
                 }
                 self.busy_blocked_requests = f;
             }
+            "hbase.shell.timestamp.format.epoch" => self.shell_timestamp_epoch = boolean(key, v)?,
             "hbase.regionserver.regionSplitLimit" => {
                 self.region_split_limit = uint(key, v)? as usize
             }

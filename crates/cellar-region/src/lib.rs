@@ -26,7 +26,7 @@ mod write;
 #[cfg(test)]
 mod visibility_tests;
 
-pub use cellar_filter::{parse_filter, Comparator, FilterSpec, ListOp};
+pub use cellar_filter::{parse_filter, parse_filter_bytes, Comparator, FilterSpec, ListOp};
 pub use client_scanner::ClientScanner;
 pub use config::Config;
 pub use descriptor::{FamilyDescriptor, KeepDeletedCells, TableDescriptor, FOREVER};

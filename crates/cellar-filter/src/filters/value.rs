@@ -1,5 +1,5 @@
-//! Filters deciding on values: ValueFilter, SingleColumnValueFilter (and its Exclude
-//! form), DependentColumnFilter.
+//! Filters deciding on values: ValueFilter, ColumnValueFilter, SingleColumnValueFilter
+//! (and its Exclude form), DependentColumnFilter.
 
 use std::collections::HashSet;
 
@@ -21,6 +21,40 @@ impl Filter for ValueCompare {
             return ReturnCode::Skip;
         }
         ReturnCode::Include
+    }
+}
+
+/// The cells of one column whose value satisfies `value OP operand` (HBase 2's
+/// `ColumnValueFilter`: the matching cells only, not the row). Past the column, the row
+/// is done.
+#[derive(Debug)]
+pub struct ColumnValue {
+    pub family: Vec<u8>,
+    pub qualifier: Vec<u8>,
+    pub op: CompareOp,
+    pub cmp: Comparator,
+    pub column_found: bool,
+}
+
+impl Filter for ColumnValue {
+    fn reset(&mut self) {
+        self.column_found = false;
+    }
+    fn filter_cell(&mut self, cell: &Cell) -> ReturnCode {
+        if cell.family() != self.family.as_slice() || cell.qualifier() != self.qualifier.as_slice()
+        {
+            return if self.column_found {
+                ReturnCode::NextRow
+            } else {
+                ReturnCode::NextCol
+            };
+        }
+        self.column_found = true;
+        if self.cmp.passes(self.op, cell.value()) {
+            ReturnCode::Include
+        } else {
+            ReturnCode::Skip
+        }
     }
 }
 

@@ -181,12 +181,22 @@ pub fn regions_of(meta: &Region, table: &str) -> Result<Vec<RegionInfo>> {
     Ok(out)
 }
 
+/// The most regions a table can be created with (pre-split keys + 1): far above any
+/// sensible layout (HBase suggests tens to hundreds of regions per server), far below
+/// what exhausts memory or the disk's directory entries.
+pub const MAX_CREATE_REGIONS: u64 = 10_000;
+
 /// Split keys for `n` regions by HBase's algorithms: HexStringSplit (8 hex digits,
 /// 2^32 × i / n), DecimalStringSplit (8 digits, 10^8 × i / n),
 /// UniformSplit (8 bytes over the whole byte space).
 pub fn split_keys(algo: &str, n: u64) -> std::result::Result<Vec<Vec<u8>>, String> {
     if n < 2 {
         return Err(format!("NUMREGIONS must be at least 2, got {n}"));
+    }
+    if n > MAX_CREATE_REGIONS {
+        return Err(format!(
+            "NUMREGIONS must be at most {MAX_CREATE_REGIONS}, got {n}"
+        ));
     }
     let short = algo.rsplit(['.', '$']).next().unwrap_or(algo);
     let keys: Vec<Vec<u8>> = match short {
@@ -214,8 +224,14 @@ pub fn split_keys(algo: &str, n: u64) -> std::result::Result<Vec<Vec<u8>>, Strin
     Ok(keys)
 }
 
-/// Checks user split keys: non-empty, distinct; returned sorted.
+/// Checks user split keys: non-empty, distinct, not too many; returned sorted.
 pub fn check_splits(mut keys: Vec<Vec<u8>>) -> std::result::Result<Vec<Vec<u8>>, String> {
+    if keys.len() as u64 >= MAX_CREATE_REGIONS {
+        return Err(format!(
+            "{} split keys: a table is created with at most {MAX_CREATE_REGIONS} regions",
+            keys.len()
+        ));
+    }
     if keys.iter().any(|k| k.is_empty()) {
         return Err("Empty split key must not be passed in the split keys.".into());
     }

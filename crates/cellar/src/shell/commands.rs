@@ -87,7 +87,7 @@ pub(super) fn check_keys(h: &Value, allowed: &[&str], cmd: &str) -> Result<(), S
     Ok(())
 }
 
-pub fn run(db: &Database, c: &CommandLine, out: &mut String) -> CmdResult {
+pub fn run(db: &Database, c: &CommandLine, out: &mut String, style: &format::Style) -> CmdResult {
     match c.name.as_str() {
         "help" => ddl::help(out),
         "status" => ddl::status(db, c, out),
@@ -129,13 +129,13 @@ pub fn run(db: &Database, c: &CommandLine, out: &mut String) -> CmdResult {
             db.truncate_table(&t).map(|_| None).map_err(db_err)
         }
         "put" => put(db, c),
-        "get" => get(db, c, out),
+        "get" => get(db, c, out, style),
         "delete" => delete(db, c, false),
         "deleteall" => delete(db, c, true),
         "incr" => incr(db, c, out),
         "get_counter" => get_counter(db, c, out),
         "append" => append(db, c, out),
-        "scan" => scan(db, c, out),
+        "scan" => scan(db, c, out, style),
         "count" => count(db, c, out),
         "flush" => db.flush(&table_name(c)?).map(|_| None).map_err(db_err),
         "list_regions" => ddl::list_regions(db, c, out),
@@ -189,7 +189,7 @@ fn add_columns_get(mut g: Get, cols: &[Vec<u8>]) -> Get {
     g
 }
 
-fn get(db: &Database, c: &CommandLine, out: &mut String) -> CmdResult {
+fn get(db: &Database, c: &CommandLine, out: &mut String, style: &format::Style) -> CmdResult {
     let t = db.table(&table_name(c)?).map_err(db_err)?;
     let row = bytes(arg(c, 1, "a row")?, "row")?;
     let mut g = Get::new(row);
@@ -228,40 +228,72 @@ fn get(db: &Database, c: &CommandLine, out: &mut String) -> CmdResult {
         }
     }
     let r = t.get(&g).map_err(db_err)?;
-    out.push_str(&format::header("COLUMN", "CELL"));
+    out.push_str(&style.header("COLUMN", "CELL"));
     for cell in &r.cells {
-        out.push_str(&format::row_line(
-            &format::column_name(cell),
-            &format::cell_text(cell),
-        ));
+        out.push_str(&style.row_line(&format::column_name(cell), &style.cell_text(cell)));
     }
     out.push_str(&format::rows(u64::from(!r.cells.is_empty())));
     Ok(None)
 }
 
+/// `delete` and `deleteall` as HBase 2's shell builds them (`table.rb`
+/// `_createdelete_internal`): `delete` removes one version — the newest, or exactly the
+/// one at the timestamp given — of a column, or with a bare family the versions at that
+/// timestamp in every column (DeleteFamilyVersion); `deleteall` removes every version up
+/// to the timestamp of a column (DeleteColumn), a family (DeleteFamily), or with no
+/// column or `''` the whole row; `deleteall 't', {ROWPREFIXFILTER => 'p'}` each row
+/// with that prefix.
 fn delete(db: &Database, c: &CommandLine, all: bool) -> CmdResult {
+    let name = if all { "deleteall" } else { "delete" };
     let t = db.table(&table_name(c)?).map_err(db_err)?;
-    let row = bytes(arg(c, 1, "a row")?, "row")?;
+    let target = arg(c, 1, "a row")?;
     let mut column: Option<Vec<u8>> = None;
     let mut ts = LATEST_TIMESTAMP;
-    for extra in &c.args[2..] {
-        match extra {
-            Value::Int(i) => ts = *i,
-            Value::Hash(_) => check_keys(extra, &[], if all { "deleteall" } else { "delete" })?,
-            other => column = Some(bytes(other, "column")?),
+    for (i, extra) in c.args[2..].iter().enumerate() {
+        match (i, extra) {
+            (_, Value::Hash(_)) => check_keys(extra, &[], name)?,
+            (0, other) => column = Some(bytes(other, "column")?),
+            (1, Value::Int(n)) => ts = *n,
+            (_, other) => return Err(format!("unexpected argument {other}")),
         }
     }
     if !all && column.is_none() {
         return Err("wrong number of arguments: delete needs a table, a row and a column".into());
     }
-    let mut d = Delete::new(row).with_timestamp(ts);
-    if let Some(col) = column {
-        d = match split_column(&col) {
-            (f, Some(q)) => d.add_columns(f, q),
-            (f, None) => d.add_family(f),
-        };
+    let build = |row: Vec<u8>| -> Delete {
+        let d = Delete::new(row).with_timestamp(ts);
+        match column.as_deref() {
+            None | Some(b"") => d,
+            Some(col) => match (split_column(col), all) {
+                ((f, Some(q)), true) => d.add_columns_before(f, q, ts),
+                ((f, None), true) => d.add_family_before(f, ts),
+                ((f, Some(q)), false) if ts == LATEST_TIMESTAMP => d.add_column(f, q),
+                ((f, Some(q)), false) => d.add_column_version(f, q, ts),
+                ((f, None), false) => d.add_family_version(f, ts),
+            },
+        }
+    };
+    if let Value::Hash(_) = target {
+        check_keys(target, &["ROWPREFIXFILTER", "CACHE"], name)?;
+        let prefix = target
+            .get("ROWPREFIXFILTER")
+            .ok_or("deleteall by row needs ROWPREFIXFILTER")?;
+        let prefix = bytes(prefix, "ROWPREFIXFILTER")?;
+        let scan = Scan::new()
+            .with_row_prefix(prefix)
+            .filter(cellar_region::FilterSpec::FirstKeyOnly);
+        let rows: Vec<Vec<u8>> = t
+            .scan(&scan)
+            .map_err(db_err)?
+            .map(|r| r.map(|r| r.row).map_err(db_err))
+            .collect::<Result<_, _>>()?;
+        for row in rows {
+            t.delete(build(row)).map_err(db_err)?;
+        }
+        return Ok(None);
     }
-    t.delete(d).map_err(db_err)?;
+    let row = bytes(target, "row")?;
+    t.delete(build(row)).map_err(db_err)?;
     Ok(None)
 }
 
@@ -420,13 +452,19 @@ fn build_scan(c: &CommandLine) -> Result<Scan, String> {
 }
 
 /// A `FILTER => "..."` value in the filter language.
+/// The string's bytes go to the parser unchanged, as HBase's shell hands them to
+/// `ParseFilter` (binary comparators see exactly the bytes written).
 fn filter_of(v: &Value) -> Result<cellar_region::FilterSpec, String> {
     let text = match v {
-        Value::Str(b) => String::from_utf8_lossy(b).into_owned(),
+        Value::Str(b) => b,
         other => return Err(format!("FILTER must be a filter string, got {other}")),
     };
-    cellar_region::parse_filter(&text)
-        .map_err(|e| format!("Incorrect filter string \"{text}\": {e}"))
+    cellar_region::parse_filter_bytes(text).map_err(|e| {
+        format!(
+            "Incorrect filter string \"{}\": {e}",
+            to_string_binary(text)
+        )
+    })
 }
 
 /// The stop row of a prefix scan: the prefix with trailing 0xFF bytes removed and its last
@@ -442,21 +480,22 @@ fn prefix_stop(prefix: &[u8]) -> Vec<u8> {
     Vec::new()
 }
 
-fn scan(db: &Database, c: &CommandLine, out: &mut String) -> CmdResult {
+fn scan(db: &Database, c: &CommandLine, out: &mut String, style: &format::Style) -> CmdResult {
     let t = db.table(&table_name(c)?).map_err(db_err)?;
     let s = build_scan(c)?;
-    out.push_str(&format::header("ROW", "COLUMN+CELL"));
+    out.push_str(&style.header("ROW", "COLUMN+CELL"));
     let mut rows = 0;
     for r in t.scan(&s).map_err(db_err)? {
         let r = r.map_err(|e| e.to_string())?;
+        // As HBase's shell, every Result counts (a row in BATCH fragments counts each).
         rows += 1;
         for cell in &r.cells {
-            out.push_str(&format::row_line(
+            out.push_str(&style.row_line(
                 &to_string_binary(&r.row),
                 &format!(
                     "column={}, {}",
                     format::column_name(cell),
-                    format::cell_text(cell)
+                    style.cell_text(cell)
                 ),
             ));
         }

@@ -24,17 +24,26 @@ pub enum Flow {
 pub struct Shell<W: Write> {
     db: Database,
     out: W,
+    style: format::Style,
     /// Whether any command failed (the exit status of a script).
     pub had_error: bool,
 }
 
 impl<W: Write> Shell<W> {
+    /// A shell printing as to a script's output (no terminal).
     pub fn new(db: Database, out: W) -> Shell<W> {
+        let epoch = db.config().shell_timestamp_epoch;
         Shell {
             db,
             out,
+            style: format::Style::script(epoch),
             had_error: false,
         }
+    }
+
+    /// Prints for a terminal `width` columns wide (0: not a terminal).
+    pub fn set_width(&mut self, width: usize) {
+        self.style.width = width;
     }
 
     pub fn database(&self) -> &Database {
@@ -57,7 +66,7 @@ impl<W: Write> Shell<W> {
             return Ok(Flow::Exit);
         }
         let mut text = String::new();
-        match commands::run(&self.db, &cmd, &mut text) {
+        match commands::run(&self.db, &cmd, &mut text, &self.style) {
             Ok(ret) => {
                 self.out.write_all(text.as_bytes())?;
                 self.out
@@ -76,10 +85,36 @@ impl<W: Write> Shell<W> {
         Ok(Flow::Continue)
     }
 
-    /// Reads commands from `input` until the end or `exit`.
-    pub fn run_script(&mut self, input: impl BufRead) -> std::io::Result<()> {
-        for line in input.lines() {
-            if self.execute(&line?)? == Flow::Exit {
+    /// Reads commands from `input` until the end or `exit`. A line that is not UTF-8 is an
+    /// error naming its number, and the script goes on.
+    pub fn run_script(&mut self, mut input: impl BufRead) -> std::io::Result<()> {
+        let mut buf = Vec::new();
+        let mut number = 0u64;
+        loop {
+            buf.clear();
+            if input.read_until(b'\n', &mut buf)? == 0 {
+                break;
+            }
+            number += 1;
+            if buf.last() == Some(&b'\n') {
+                buf.pop();
+                if buf.last() == Some(&b'\r') {
+                    buf.pop();
+                }
+            }
+            let line = match std::str::from_utf8(&buf) {
+                Ok(l) => l,
+                Err(e) => {
+                    self.had_error = true;
+                    writeln!(
+                        self.out,
+                        "ERROR: line {number} is not valid UTF-8 (byte {} of the line); write such bytes as \\xNN escapes in double quotes",
+                        e.valid_up_to() + 1
+                    )?;
+                    continue;
+                }
+            };
+            if self.execute(line)? == Flow::Exit {
                 break;
             }
         }
@@ -110,6 +145,9 @@ pub fn run_stdio(db: Database) -> Result<bool, String> {
 
 fn interactive<W: Write>(shell: &mut Shell<W>) -> Result<(), Box<dyn std::error::Error>> {
     let mut rl = rustyline::DefaultEditor::new()?;
+    if let Some((cols, _)) = rl.dimensions() {
+        shell.set_width(cols as usize);
+    }
     let history =
         std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".cellar_shell_history"));
     if let Some(h) = &history {

@@ -131,9 +131,14 @@ impl fmt::Display for ParseError {
     }
 }
 
+/// How deeply arrays and hashes may nest in one line: more than any command takes, far
+/// less than would exhaust the stack.
+pub const MAX_NESTING: usize = 64;
+
 struct Parser<'a> {
     s: &'a [char],
     pos: usize,
+    depth: usize,
 }
 
 type PResult<T> = Result<T, ParseError>;
@@ -284,9 +289,22 @@ impl<'a> Parser<'a> {
 
     fn value(&mut self) -> PResult<Value> {
         self.skip_ws();
+        if matches!(self.peek(), Some('[' | '{')) {
+            if self.depth >= MAX_NESTING {
+                return self.err(format!(
+                    "arrays and hashes nest more than {MAX_NESTING} levels deep"
+                ));
+            }
+            self.depth += 1;
+            let v = self.nested();
+            self.depth -= 1;
+            return v;
+        }
+        self.scalar()
+    }
+
+    fn nested(&mut self) -> PResult<Value> {
         match self.peek() {
-            None => self.err("expected a value"),
-            Some(q @ ('\'' | '"')) => self.string(q),
             Some('[') => {
                 self.pos += 1;
                 let mut items = Vec::new();
@@ -332,6 +350,14 @@ impl<'a> Parser<'a> {
                     return self.err("expected ',' or '}'");
                 }
             }
+            _ => self.scalar(),
+        }
+    }
+
+    fn scalar(&mut self) -> PResult<Value> {
+        match self.peek() {
+            None => self.err("expected a value"),
+            Some(q @ ('\'' | '"')) => self.string(q),
             Some(c) if c.is_ascii_digit() || c == '-' || c == '+' => self.number(),
             Some(':') => {
                 // A Ruby symbol: :name
@@ -359,7 +385,11 @@ impl<'a> Parser<'a> {
 /// Parses one command line; `Ok(None)` for a blank or comment line.
 pub fn parse_line(line: &str) -> Result<Option<CommandLine>, ParseError> {
     let chars: Vec<char> = line.chars().collect();
-    let mut p = Parser { s: &chars, pos: 0 };
+    let mut p = Parser {
+        s: &chars,
+        pos: 0,
+        depth: 0,
+    };
     p.skip_ws();
     if p.peek().is_none() {
         return Ok(None);
@@ -462,5 +492,23 @@ mod tests {
         assert!(parse_line("scan 't' 'x'").is_err());
         assert!(parse_line("123").is_err());
         assert!(parse_line("get 't', [1, 2").is_err());
+    }
+
+    #[test]
+    fn nesting_is_bounded() {
+        let ok = format!("x {}1{}", "[".repeat(MAX_NESTING), "]".repeat(MAX_NESTING));
+        assert!(parse_line(&ok).is_ok());
+        for deep in [
+            format!("x {}", "[".repeat(200_000)),
+            format!("x {}", "{'a' => ".repeat(100_000)),
+            format!(
+                "x {}1{}",
+                "[".repeat(MAX_NESTING + 1),
+                "]".repeat(MAX_NESTING + 1)
+            ),
+        ] {
+            let e = parse_line(&deep).unwrap_err();
+            assert!(e.message.contains("nest"), "{e}");
+        }
     }
 }
