@@ -292,6 +292,8 @@ pub struct BlockWriter {
     bytes_per_checksum: u32,
     prev_offsets: std::collections::HashMap<BlockType, i64>,
     offset: u64,
+    /// Header plus uncompressed payload of every block written so far.
+    uncompressed_total: u64,
 }
 
 /// Where a written block landed.
@@ -304,6 +306,13 @@ pub struct BlockHandle {
     pub uncompressed_size_with_header: u32,
 }
 
+impl BlockHandle {
+    /// The uncompressed payload alone.
+    pub fn uncompressed_size_without_header(&self) -> u32 {
+        self.uncompressed_size_with_header - HEADER_SIZE as u32
+    }
+}
+
 impl BlockWriter {
     pub fn new(file: Box<dyn WritableFile>, compression: Compression) -> BlockWriter {
         BlockWriter {
@@ -312,12 +321,18 @@ impl BlockWriter {
             bytes_per_checksum: DEFAULT_BYTES_PER_CHECKSUM,
             prev_offsets: Default::default(),
             offset: 0,
+            uncompressed_total: 0,
         }
     }
 
     /// Current end of file.
     pub fn offset(&self) -> u64 {
         self.offset
+    }
+
+    /// Header plus uncompressed payload of every block written so far.
+    pub fn uncompressed_total(&self) -> u64 {
+        self.uncompressed_total
     }
 
     /// Compresses, checksums and appends one block.
@@ -361,6 +376,7 @@ impl BlockWriter {
         };
         self.prev_offsets.insert(block_type, self.offset as i64);
         self.offset += out.len() as u64;
+        self.uncompressed_total += handle.uncompressed_size_with_header as u64;
         Ok(handle)
     }
 

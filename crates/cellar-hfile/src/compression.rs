@@ -195,11 +195,15 @@ impl Compression {
         Ok(out)
     }
 
+    /// Inflates one piece into at most `room` bytes. The output buffer is sized by what
+    /// `packed` can really inflate to (each codec's largest expansion), never by a length
+    /// field alone, so a damaged header cannot make it allocate gigabytes.
     fn decompress_raw(self, packed: &[u8], room: usize) -> std::result::Result<Vec<u8>, String> {
         match self {
             Compression::Snappy => {
                 let n = snap::raw::decompress_len(packed).map_err(|e| e.to_string())?;
-                if n > room {
+                // A 2-byte copy emits at most 64 bytes.
+                if n > room || n > packed.len().saturating_mul(32).saturating_add(64) {
                     return Err("snappy piece larger than its run".into());
                 }
                 snap::raw::Decoder::new()
@@ -207,9 +211,25 @@ impl Compression {
                     .map_err(|e| e.to_string())
             }
             Compression::Lz4 => {
-                lz4_flex::block::decompress(packed, room).map_err(|e| e.to_string())
+                // An LZ4 sequence inflates at most 255-fold.
+                let cap = room.min(packed.len().saturating_mul(255).saturating_add(64));
+                let mut out = vec![0u8; cap];
+                let n = lz4_flex::block::decompress_into(packed, &mut out)
+                    .map_err(|e| e.to_string())?;
+                out.truncate(n);
+                Ok(out)
             }
-            Compression::Zstd => zstd::bulk::decompress(packed, room).map_err(|e| e.to_string()),
+            Compression::Zstd => {
+                use std::io::Read as _;
+                // Streamed: the buffer grows with the output actually produced.
+                let dec =
+                    zstd::stream::read::Decoder::with_buffer(packed).map_err(|e| e.to_string())?;
+                let mut out = Vec::with_capacity(room.min(packed.len().saturating_mul(4)));
+                dec.take(room as u64 + 1)
+                    .read_to_end(&mut out)
+                    .map_err(|e| e.to_string())?;
+                Ok(out)
+            }
             _ => Err(format!("{} unsupported", self.name())),
         }
     }

@@ -53,7 +53,8 @@ impl FileInfo {
         Some(i64::from_be_bytes(v.try_into().ok()?))
     }
 
-    /// The TIMERANGE entry as (min, max): protobuf form (HBase 2) or two longs (HBase 1).
+    /// The TIMERANGE entry as (min, max): two big-endian longs (HBase 1, and HBase 2 since
+    /// HBASE-21012), or the protobuf form HBase 2.0.0–2.0.1 wrote.
     pub fn time_range(&self) -> Option<(i64, i64)> {
         let v = self.get(TIMERANGE)?;
         if let Some(pb) = v.strip_prefix(PB_MAGIC) {
@@ -78,8 +79,17 @@ impl FileInfo {
         }
     }
 
-    /// Encodes a time range the way HBase 2 does.
+    /// Encodes a time range the way HBase 2 writes it (HBASE-21012: `writeLong(min)`,
+    /// `writeLong(max)`, readable by HBase 1 too).
     pub fn encode_time_range(min: i64, max: i64) -> Vec<u8> {
+        let mut out = Vec::with_capacity(16);
+        out.extend_from_slice(&min.to_be_bytes());
+        out.extend_from_slice(&max.to_be_bytes());
+        out
+    }
+
+    /// The protobuf form HBase 2.0.0–2.0.1 wrote (HBASE-18754), read for old files.
+    pub fn encode_time_range_pb(min: i64, max: i64) -> Vec<u8> {
         let mut out = PB_MAGIC.to_vec();
         out.push(0x08);
         put_pb_varint(&mut out, min as u64);
@@ -162,6 +172,14 @@ mod tests {
         assert_eq!(back.get_i32(AVG_KEY_LEN), Some(17));
         assert_eq!(back.get_i64(MAX_SEQ_ID_KEY), Some(99));
         assert_eq!(back.time_range(), Some((5, 9)));
+        // HBase 2 writes two longs (HBASE-21012); the 2.0.0 protobuf form still reads.
+        assert_eq!(
+            FileInfo::encode_time_range(5, 9),
+            [0, 0, 0, 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0, 9]
+        );
+        let mut pb = FileInfo::default();
+        pb.insert(TIMERANGE, FileInfo::encode_time_range_pb(-1, 1 << 40));
+        assert_eq!(pb.time_range(), Some((-1, 1 << 40)));
         assert!(FileInfo::decode(b"PBUF\x05\x0a", 0).is_err());
         assert!(FileInfo::decode(b"nope", 0).is_err());
     }

@@ -209,7 +209,7 @@ impl IndexWriter {
     fn write_leaf(&mut self, w: &mut BlockWriter) -> Result<()> {
         let payload = encode_non_root(&self.leaf);
         let h = w.write_block(BlockType::LeafIndex, &payload)?;
-        self.uncompressed_size += h.uncompressed_size_with_header as u64;
+        self.uncompressed_size += h.uncompressed_size_without_header() as u64;
         let first = self.leaf[0].key.clone();
         let n = self.leaf.len() as u64;
         self.leaf.clear();
@@ -266,7 +266,7 @@ impl IndexWriter {
                          size: &mut u64|
              -> Result<()> {
                 let h = w.write_block(BlockType::IntermediateIndex, &encode_non_root(chunk))?;
-                *size += h.uncompressed_size_with_header as u64;
+                *size += h.uncompressed_size_without_header() as u64;
                 parent.push(IndexEntry {
                     key: chunk[0].key.clone(),
                     offset: h.offset,
@@ -295,7 +295,7 @@ impl IndexWriter {
             payload.extend_from_slice(&(m.entry as i32).to_be_bytes());
         }
         let h = w.write_block(BlockType::RootIndex, &payload)?;
-        self.uncompressed_size += h.uncompressed_size_with_header as u64;
+        self.uncompressed_size += h.uncompressed_size_without_header() as u64;
         Ok(WrittenIndex {
             root_offset: h.offset,
             root_entries: root.len() as u32,

@@ -28,5 +28,5 @@ pub use file_info::FileInfo;
 pub use index::{parse_non_root as parse_index_block, IndexEntry, MidKeyMetadata};
 pub use reader::HFileReader;
 pub use scanner::{FileScanner, Scanner};
-pub use trailer::{Trailer, TRAILER_SIZE};
+pub use trailer::{comparator_simple_name, Trailer, TRAILER_SIZE};
 pub use writer::{FileSummary, HFileWriter, WriterOptions};

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use cellar_io::{FileSystem, ReadableFile};
 use cellar_types::{Bytes, KeyRef};
 
-use crate::block::{read_block, Block, BlockType};
+use crate::block::{read_block, Block, BlockHeader, BlockType, HEADER_SIZE};
 use crate::bloom::{BloomMeta, BloomType};
 use crate::cache::{BlockCache, Cached, DataBlock};
 use crate::compression::Compression;
@@ -36,6 +36,9 @@ pub struct HFileReader {
     bloom: Option<(BloomType, BloomMeta)>,
     delete_bloom: Option<BloomMeta>,
     cache: Option<Arc<BlockCache>>,
+    /// Why the blooms are bypassed, once one was found damaged (blooms are advisory:
+    /// every answer is then "maybe", and reads go to the data blocks).
+    bloom_damage: std::sync::Mutex<Option<String>>,
 }
 
 impl std::fmt::Debug for HFileReader {
@@ -117,8 +120,20 @@ impl HFileReader {
         let mut info = None;
         let mut bloom_meta = None;
         let mut delete_bloom = None;
+        let mut bloom_damage = None;
         while offset < blocks_end {
-            let b = read(offset)?;
+            let b = match read(offset) {
+                Ok(b) => b,
+                Err(e) => match bloom_meta_size(file.as_ref(), offset, blocks_end) {
+                    // A damaged bloom meta block: open without that bloom.
+                    Some(size) => {
+                        bloom_damage.get_or_insert(e.to_string());
+                        offset += size;
+                        continue;
+                    }
+                    None => return Err(e),
+                },
+            };
             match b.header.block_type {
                 BlockType::FileInfo => {
                     if b.offset != trailer.file_info_offset {
@@ -129,12 +144,18 @@ impl HFileReader {
                     }
                     info = Some(FileInfo::decode(&b.payload, b.offset)?)
                 }
-                BlockType::GeneralBloomMeta => {
-                    bloom_meta = Some(BloomMeta::parse(&b.payload, b.offset)?)
-                }
-                BlockType::DeleteFamilyBloomMeta => {
-                    delete_bloom = Some(BloomMeta::parse(&b.payload, b.offset)?)
-                }
+                BlockType::GeneralBloomMeta => match BloomMeta::parse(&b.payload, b.offset) {
+                    Ok(m) => bloom_meta = Some(m),
+                    Err(e) => {
+                        bloom_damage.get_or_insert(e.to_string());
+                    }
+                },
+                BlockType::DeleteFamilyBloomMeta => match BloomMeta::parse(&b.payload, b.offset) {
+                    Ok(m) => delete_bloom = Some(m),
+                    Err(e) => {
+                        bloom_damage.get_or_insert(e.to_string());
+                    }
+                },
                 _ => {}
             }
             offset += b.header.on_disk_size_with_header();
@@ -184,7 +205,37 @@ impl HFileReader {
             bloom,
             delete_bloom,
             cache,
-        })
+            bloom_damage: std::sync::Mutex::new(None),
+        }
+        .with_bloom_damage(bloom_damage))
+    }
+
+    fn with_bloom_damage(self, damage: Option<String>) -> HFileReader {
+        if let Some(d) = damage {
+            self.bloom_damaged(d);
+        }
+        self
+    }
+
+    /// Records a damaged bloom (warning once per file); from then on every bloom
+    /// answer is "maybe".
+    fn bloom_damaged(&self, why: String) {
+        let mut d = self.bloom_damage.lock().unwrap_or_else(|e| e.into_inner());
+        if d.is_none() {
+            tracing::warn!(
+                file = %self.file.path().display(),
+                "bloom filter damaged, bypassed (reads use the data blocks): {why}"
+            );
+            *d = Some(why);
+        }
+    }
+
+    /// Why this file's blooms are bypassed, if one was found damaged.
+    pub fn bloom_damage(&self) -> Option<String> {
+        self.bloom_damage
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
     }
 
     /// The file's identity in the block cache.
@@ -439,16 +490,27 @@ impl HFileReader {
         }
     }
 
+    /// A bloom's answer; a damaged bloom answers "maybe" (and is bypassed from then on).
     fn bloom_check(&self, meta: &BloomMeta, hash_key: &[u8], cell_keys: bool) -> Result<bool> {
+        if self.bloom_damage().is_some() {
+            return Ok(true);
+        }
         let Some(chunk) = meta.chunk_for(hash_key, cell_keys) else {
             return Ok(false);
         };
-        let b = self.block_at(chunk.offset)?;
+        let b = match self.block_at(chunk.offset) {
+            Ok(b) => b,
+            Err(e) => {
+                self.bloom_damaged(e.to_string());
+                return Ok(true);
+            }
+        };
         if b.header.block_type != BlockType::Bloom {
-            return Err(HFileError::corrupt(
-                chunk.offset,
-                "bloom index points at a non-bloom block",
+            self.bloom_damaged(format!(
+                "bloom index points at a non-bloom block at offset {}",
+                chunk.offset
             ));
+            return Ok(true);
         }
         Ok(meta.chunk_contains(&b.payload, hash_key))
     }
@@ -498,6 +560,23 @@ impl HFileReader {
     pub fn scanner(&self) -> Scanner<'_> {
         Scanner::new(self)
     }
+}
+
+/// When the load-on-open block at `offset` cannot be read but its header says it is a
+/// bloom meta block, the block's size (so that it can be skipped).
+fn bloom_meta_size(file: &dyn ReadableFile, offset: u64, limit: u64) -> Option<u64> {
+    let mut head = [0u8; HEADER_SIZE];
+    if offset.checked_add(HEADER_SIZE as u64)? > limit {
+        return None;
+    }
+    file.read_at(offset, &mut head).ok()?;
+    let h = BlockHeader::parse(&head, offset).ok()?;
+    let size = h.on_disk_size_with_header();
+    let bloom = matches!(
+        h.block_type,
+        BlockType::GeneralBloomMeta | BlockType::DeleteFamilyBloomMeta
+    );
+    (bloom && size > 0 && offset.checked_add(size)? <= limit).then_some(size)
 }
 
 fn expect_type(b: &Block, t: BlockType) -> Result<()> {

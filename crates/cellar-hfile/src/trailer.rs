@@ -16,14 +16,45 @@ pub const MINOR_VERSION: u32 = 3;
 /// the protobuf and ignores the padding, so the file stays an HBase file).
 const CHECKSUM_MARKER: &[u8; 4] = b"CLC1";
 const CHECKSUM_AT: usize = TRAILER_SIZE - 12;
-/// Comparators whose order is HBase's KeyValue order.
-const KNOWN_COMPARATORS: [&str; 5] = [
+/// Comparators whose order is HBase's KeyValue order: the names HBase 2 maps to
+/// `CellComparatorImpl` in `FixedFileTrailer.getComparatorClass` (HBase 1's legacy
+/// `KeyValue$KeyComparator` among them), and others that sort the same way. An absent
+/// name means HBase's default, the cell comparator.
+const KV_ORDER_COMPARATORS: [&str; 7] = [
     KV_COMPARATOR,
+    "org.apache.hadoop.hbase.KeyValue$KeyComparator",
     "org.apache.hadoop.hbase.CellComparator",
     "org.apache.hadoop.hbase.CellComparatorImpl",
     "org.apache.hadoop.hbase.InnerStoreCellComparator",
     "org.apache.hudi.io.storage.HoodieHBaseKVComparator",
+    "",
 ];
+/// The names HBase maps to the `hbase:meta` comparator (rows compared by their
+/// comma-separated parts): a different order, not served here.
+const META_COMPARATORS: [&str; 5] = [
+    "org.apache.hadoop.hbase.KeyValue$MetaComparator",
+    "org.apache.hadoop.hbase.KeyValue$MetaKeyComparator",
+    "org.apache.hadoop.hbase.CellComparator$MetaCellComparator",
+    "org.apache.hadoop.hbase.CellComparatorImpl$MetaCellComparator",
+    "org.apache.hadoop.hbase.MetaCellComparator",
+];
+
+/// The simple class name HBase 2 prints for a comparator named in a file (its
+/// `createComparator` mapping; raw-bytes comparators print as `ByteArrayComparator`).
+pub fn comparator_simple_name(name: &str) -> String {
+    if KV_ORDER_COMPARATORS[..5].contains(&name) {
+        return "CellComparatorImpl".into();
+    }
+    if META_COMPARATORS.contains(&name) {
+        return "MetaCellComparator".into();
+    }
+    match name {
+        ""
+        | "org.apache.hadoop.hbase.KeyValue$RawBytesComparator"
+        | "org.apache.hadoop.hbase.util.Bytes$ByteArrayComparator" => "ByteArrayComparator".into(),
+        other => other.rsplit(['.', '$']).next().unwrap_or(other).to_string(),
+    }
+}
 /// The comparator name HBase writes for user tables.
 pub const KV_COMPARATOR: &str = "org.apache.hadoop.hbase.KeyValue$KVComparator";
 
@@ -214,9 +245,15 @@ impl Trailer {
                 }
             }
         }
-        if !KNOWN_COMPARATORS.contains(&t.comparator_class_name.as_str()) {
+        let name = t.comparator_class_name.as_str();
+        if META_COMPARATORS.contains(&name) {
             return Err(HFileError::Unsupported {
-                what: format!("comparator {:?}", t.comparator_class_name),
+                what: format!("comparator {name:?} (an hbase:meta store file)"),
+            });
+        }
+        if !KV_ORDER_COMPARATORS.contains(&name) {
+            return Err(HFileError::Unsupported {
+                what: format!("comparator {name:?}"),
             });
         }
         let blocks_end = start;

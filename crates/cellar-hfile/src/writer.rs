@@ -89,7 +89,6 @@ pub struct HFileWriter {
     delete_family: u64,
     first_data_block: Option<u64>,
     last_data_block: u64,
-    uncompressed_bytes: u64,
 }
 
 impl HFileWriter {
@@ -149,7 +148,6 @@ impl HFileWriter {
             delete_family: 0,
             first_data_block: None,
             last_data_block: u64::MAX,
-            uncompressed_bytes: 0,
             opts,
         })
     }
@@ -222,7 +220,6 @@ impl HFileWriter {
             BlockType::EncodedData
         };
         let h = self.w.write_block(block_type, &payload)?;
-        self.uncompressed_bytes += h.uncompressed_size_with_header as u64;
         self.first_data_block.get_or_insert(h.offset);
         self.last_data_block = h.offset;
         self.data_blocks += 1;
@@ -266,7 +263,11 @@ impl HFileWriter {
         // Load-on-open section: root data index (after any intermediate levels), meta
         // index, file info, bloom metas.
         let index = std::mem::replace(&mut self.index, IndexWriter::new(1, 1));
+        let before_index = self.w.uncompressed_total();
         let written = index.finish(&mut self.w)?;
+        // HBase's totalUncompressedBytes counts every block but the data index's root and
+        // intermediate levels (written by the index writer itself), plus the trailer.
+        let index_blocks = self.w.uncompressed_total() - before_index;
         let mut meta_payload = Vec::new();
         encode_single_level(&meta_index, &mut meta_payload);
         self.w.write_block(BlockType::RootIndex, &meta_payload)?;
@@ -289,7 +290,8 @@ impl HFileWriter {
             file_info_offset,
             load_on_open_offset: written.root_offset,
             uncompressed_data_index_size: written.uncompressed_size,
-            total_uncompressed_bytes: self.uncompressed_bytes,
+            total_uncompressed_bytes: self.w.uncompressed_total() - index_blocks
+                + crate::trailer::TRAILER_SIZE as u64,
             data_index_count: written.root_entries,
             meta_index_count: meta_index.len() as u32,
             entry_count: self.entries,
@@ -337,8 +339,9 @@ impl HFileWriter {
             info.insert(fi::MAX_TAGS_LEN, (self.max_tags as i32).to_be_bytes());
             info.insert(fi::TAGS_COMPRESSED, [0u8]);
         }
+        // An empty tracker holds HBase's initial values (TimeRangeTracker).
         let (min, max) = if self.entries == 0 {
-            (i64::MAX, i64::MIN)
+            (i64::MAX, -1)
         } else {
             (self.min_ts, self.max_ts)
         };

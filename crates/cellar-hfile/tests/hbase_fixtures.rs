@@ -1,4 +1,4 @@
-//! Real HFiles written by HBase 2.4 (see shared/fixtures/hfile/hbase-2.4/PROVENANCE.md):
+//! Real HFiles written by HBase 2.4 (see testdata/hfile/hbase-2.4/PROVENANCE.md):
 //! every file opens and returns exactly the cells its provenance describes.
 
 #![allow(clippy::unwrap_used)]
@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 fn fixture(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/fixtures/hfile/hbase-2.4")
+        .join("../../testdata/hfile/hbase-2.4")
         .join(name)
 }
 

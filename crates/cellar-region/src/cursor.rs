@@ -10,7 +10,7 @@ use std::sync::Arc;
 use cellar_hfile::{FileScanner, HFileReader};
 use cellar_types::{compare_cells, compare_keys, Cell, KeyRef};
 
-use crate::error::Result;
+use crate::error::{RegionError, Result};
 use crate::memstore::{probe, MemKey, MemSegment};
 use crate::store::Half;
 
@@ -199,14 +199,18 @@ impl FileCursor {
         cache_blocks: bool,
         half: Option<Half>,
     ) -> Result<FileCursor> {
+        let path = reader.path().to_path_buf();
+        let named = |e| RegionError::in_file(&path, e);
         let mut scanner = FileScanner::new(reader);
         scanner.set_cache_blocks(cache_blocks);
         match &half {
             Some(h) if h.top && start.row < h.split_row.as_slice() => {
-                scanner.seek(&KeyRef::first_on_row(&h.split_row))?;
+                scanner
+                    .seek(&KeyRef::first_on_row(&h.split_row))
+                    .map_err(named)?;
             }
             _ => {
-                scanner.seek(start)?;
+                scanner.seek(start).map_err(named)?;
             }
         }
         let mut c = FileCursor {
@@ -231,8 +235,14 @@ impl FileCursor {
         }
     }
 
+    /// A read error of this file, naming it.
+    fn named(&self, e: cellar_hfile::HFileError) -> RegionError {
+        RegionError::in_file(self.scanner.reader().path(), e)
+    }
+
     fn park(&mut self) -> Result<()> {
-        self.scanner.seek(&KeyRef::last_on_row(&beyond_rows()))?;
+        let r = self.scanner.seek(&KeyRef::last_on_row(&beyond_rows()));
+        r.map_err(|e| self.named(e))?;
         Ok(())
     }
 
@@ -242,7 +252,8 @@ impl FileCursor {
             .current()
             .is_some_and(|c| c.seq_id() > self.read_point)
         {
-            self.scanner.advance()?;
+            let r = self.scanner.advance();
+            r.map_err(|e| self.named(e))?;
         }
         Ok(())
     }
@@ -254,12 +265,14 @@ impl CellCursor for FileCursor {
     }
 
     fn advance(&mut self) -> Result<()> {
-        self.scanner.advance()?;
+        let r = self.scanner.advance();
+        r.map_err(|e| self.named(e))?;
         self.skip_invisible()
     }
 
     fn reseek(&mut self, key: &KeyRef<'_>) -> Result<()> {
-        self.scanner.reseek(key)?;
+        let r = self.scanner.reseek(key);
+        r.map_err(|e| self.named(e))?;
         self.skip_invisible()
     }
 
@@ -275,10 +288,8 @@ impl CellCursor for FileCursor {
             }
         }
         loop {
-            if !self
-                .scanner
-                .seek_before(&KeyRef::first_on_row(&bound_row))?
-            {
+            let before = self.scanner.seek_before(&KeyRef::first_on_row(&bound_row));
+            if !before.map_err(|e| self.named(e))? {
                 return self.park();
             }
             let Some(r) = self.scanner.current().map(|c| c.row().to_vec()) else {
@@ -291,14 +302,16 @@ impl CellCursor for FileCursor {
             {
                 return self.park();
             }
-            self.scanner.seek(&KeyRef::first_on_row(&r))?;
+            let sought = self.scanner.seek(&KeyRef::first_on_row(&r));
+            sought.map_err(|e| self.named(e))?;
             // The first visible cell of that row, looking no further than the row.
             while self
                 .scanner
                 .current()
                 .is_some_and(|c| c.seq_id() > self.read_point && c.row() == r.as_slice())
             {
-                self.scanner.advance()?;
+                let stepped = self.scanner.advance();
+                stepped.map_err(|e| self.named(e))?;
             }
             if self
                 .scanner

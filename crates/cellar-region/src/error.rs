@@ -41,11 +41,25 @@ pub enum RegionError {
     Closed(String),
     #[error("corrupt store {path}: {reason}")]
     CorruptStore { path: String, reason: String },
+    #[error("store file {path}: {source}")]
+    StoreFile {
+        path: String,
+        #[source]
+        source: cellar_hfile::HFileError,
+    },
     #[error("configuration: {0}")]
     Config(String),
 }
 
 impl RegionError {
+    /// An error of the store file at `path`, naming it.
+    pub fn in_file(path: &std::path::Path, source: cellar_hfile::HFileError) -> RegionError {
+        RegionError::StoreFile {
+            path: path.display().to_string(),
+            source,
+        }
+    }
+
     /// Whether retrying the same request later may succeed (HBase's retryable exceptions).
     pub fn is_retryable(&self) -> bool {
         matches!(

@@ -126,7 +126,7 @@ impl Region {
         }
         let mut stores = BTreeMap::new();
         for family in &table.families {
-            let store_dir = dir.join(String::from_utf8_lossy(&family.name).as_ref());
+            let store_dir = dir.join(crate::store::family_dir_name(&family.name));
             let store = Store::open(
                 ctx.fs.clone(),
                 &store_dir,

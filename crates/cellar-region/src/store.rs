@@ -18,6 +18,21 @@ use crate::descriptor::FamilyDescriptor;
 use crate::error::{RegionError, Result};
 use crate::memstore::MemSegment;
 
+/// The directory name of a family's store: the name itself when it is UTF-8, and
+/// otherwise each byte of an invalid sequence written `:xx` (hex). A legal family name
+/// never contains `:` (`isLegalColumnFamilyName`), so two families never share a
+/// directory, and every UTF-8 name keeps the directory it always had.
+pub fn family_dir_name(name: &[u8]) -> String {
+    let mut out = String::with_capacity(name.len());
+    for chunk in name.utf8_chunks() {
+        out.push_str(chunk.valid());
+        for b in chunk.invalid() {
+            out.push_str(&format!(":{b:02x}"));
+        }
+    }
+    out
+}
+
 /// File info key listing (newline-separated) the files a compaction output replaces.
 pub const COMPACTED_FILES: &[u8] = b"CELLAR_COMPACTED_FILES";
 
@@ -92,7 +107,10 @@ impl StoreFile {
         path: &Path,
         cache: Option<Arc<BlockCache>>,
     ) -> Result<StoreFile> {
-        let reader = Arc::new(HFileReader::open(fs.as_ref(), path, cache)?);
+        let reader = Arc::new(
+            HFileReader::open(fs.as_ref(), path, cache)
+                .map_err(|e| RegionError::in_file(path, e))?,
+        );
         let info = reader.file_info();
         let max_seq_id = info.get_i64(fi::MAX_SEQ_ID_KEY).unwrap_or(0).max(0) as u64;
         let major = info

@@ -125,6 +125,12 @@ fn be_u32(b: &[u8]) -> u32 {
     u32::from_be_bytes(a)
 }
 
+/// Whether `buf` starts with a length field that passes its checksum (the start of a
+/// record, whole or not).
+pub(crate) fn length_checks_out(buf: &[u8]) -> bool {
+    buf.len() >= 8 && crc32c::crc32c(&buf[0..4]) == be_u32(&buf[4..8])
+}
+
 /// Checks the frame at the start of `buf`.
 pub(crate) fn read_frame(buf: &[u8]) -> Frame<'_> {
     if buf.len() < FRAME_HEADER {

@@ -1,6 +1,7 @@
-//! Reading the log back on open: segments in order, each record checked; a torn tail of
-//! the newest segment is cut off and reported, anything else bad is an error naming the
-//! segment and offset.
+//! Reading the log back on open: segments in order, each record checked. Whatever follows
+//! the last valid record of the newest segment — a partial record or garbage — is a torn
+//! tail, cut off and reported, as long as no valid record follows it; anything else bad
+//! is an error naming the segment and offset.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -10,14 +11,47 @@ use cellar_io::FileSystem;
 use crate::error::{Result, WalError};
 use crate::record::{read_frame, Frame, WalEdit, SEGMENT_MAGIC};
 
-/// Where a torn tail was cut off.
+/// Where a torn tail was cut off: the bytes after the last valid record of the newest
+/// segment, when no valid record follows them (a write cut short by a crash, or garbage
+/// the file system left there).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TornTail {
     pub segment: PathBuf,
-    /// Length the segment was cut to.
+    /// Length the segment was cut to (the end of its last valid record).
     pub offset: u64,
-    /// Bytes dropped (an edit whose write never completed, so never acknowledged).
+    /// Bytes dropped.
     pub dropped_bytes: u64,
+    /// Records begun in the dropped bytes, when their framing can be read: `Some(1)` for
+    /// one record whose write did not complete; `None` when the bytes are not a record
+    /// at all, so how many edits they held cannot be known.
+    pub dropped_records: Option<u64>,
+}
+
+impl TornTail {
+    /// The warning to print: what was cut and what that can mean, without claiming more
+    /// than the bytes show.
+    pub fn describe(&self) -> String {
+        let what = match self.dropped_records {
+            Some(1) => "one record whose write did not complete".to_string(),
+            Some(n) => format!("{n} records whose writes did not complete"),
+            None => "bytes that are not a WAL record (how many edits they held cannot be told)"
+                .to_string(),
+        };
+        format!(
+            "the WAL segment {} ended in {} bytes after its last valid record: {what}; cut to {} bytes. \
+             Edits acknowledged with FSYNC_WAL were fsynced and are not among them; edits \
+             acknowledged with weaker durability may be.",
+            self.segment.display(),
+            self.dropped_bytes,
+            self.offset
+        )
+    }
+}
+
+/// Whether a valid record starts anywhere in `data` at or after `from` (then a bad frame
+/// before it is damage in the middle of the log, not a torn tail).
+fn valid_record_after(data: &[u8], from: usize) -> bool {
+    (from..data.len()).any(|at| matches!(read_frame(&data[at..]), Frame::Record(..)))
 }
 
 /// What replay found.
@@ -90,8 +124,10 @@ pub(crate) fn replay(
             regions: HashMap::new(),
         };
         let mut torn_at: Option<usize> = None;
+        let mut dropped_records: Option<u64> = None;
         if data.len() < SEGMENT_MAGIC.len() || &data[..SEGMENT_MAGIC.len()] != SEGMENT_MAGIC {
-            if is_last && SEGMENT_MAGIC.starts_with(&data) {
+            if is_last && (SEGMENT_MAGIC.starts_with(&data) || !valid_record_after(&data, 0)) {
+                // Created, then never (or never legibly) written.
                 torn_at = Some(0);
             } else {
                 return Err(corrupt(0, "not a Cellar WAL segment (bad magic)".into()));
@@ -114,12 +150,18 @@ pub(crate) fn replay(
                     on_edit(edit)?;
                     pos += used;
                 }
-                Frame::Incomplete if is_last => torn_at = Some(pos),
+                Frame::Incomplete if is_last => {
+                    torn_at = Some(pos);
+                    dropped_records = crate::record::length_checks_out(rest).then_some(1);
+                }
                 Frame::Incomplete => {
                     return Err(corrupt(pos as u64, "segment ends inside a record".into()))
                 }
-                Frame::BadPayload(_, end) if is_last && end == rest.len() => torn_at = Some(pos),
-                Frame::BadHeader(_) if is_last && rest.iter().all(|b| *b == 0) => {
+                Frame::BadPayload(_, end) if is_last && !valid_record_after(&data, pos + end) => {
+                    torn_at = Some(pos);
+                    dropped_records = (end == rest.len()).then_some(1);
+                }
+                Frame::BadHeader(_) if is_last && !valid_record_after(&data, pos + 1) => {
                     torn_at = Some(pos)
                 }
                 Frame::BadPayload(reason, _) | Frame::BadHeader(reason) => {
@@ -139,6 +181,7 @@ pub(crate) fn replay(
                 segment: path.clone(),
                 offset: at as u64,
                 dropped_bytes: (data.len() - at) as u64,
+                dropped_records,
             });
             if at < SEGMENT_MAGIC.len() {
                 continue;

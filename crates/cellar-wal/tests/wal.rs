@@ -246,3 +246,88 @@ fn segments_roll_and_go_once_flushed() {
     let first = 41 - seqs.len() as u64;
     assert_eq!(seqs, (first..=40).collect::<Vec<_>>());
 }
+
+/// Whatever follows the last valid record of the newest segment — garbage of any kind,
+/// not only zeros — is a torn tail: cut and reported, the log opens with every valid
+/// edit; the report says how many bytes and records went, and does not claim to know
+/// more than the bytes show.
+#[test]
+fn garbage_after_the_last_record_is_a_torn_tail() {
+    let fs = FaultFs::new();
+    let dir = PathBuf::from("/db/wal");
+    {
+        let (wal, _) = open(Arc::new(fs.clone()), &dir, WalOptions::default());
+        for seq in 1..=10 {
+            wal.append(&edit("r", seq), Durability::FsyncWal).unwrap();
+        }
+    }
+    let seg = segments(&fs, &dir).pop().unwrap();
+    let data = cellar_io::read_all(&fs, &seg).unwrap();
+    let record = (data.len() - 8) / 10;
+    let mut partial = data[8..8 + record].to_vec();
+    partial.truncate(record - 7);
+    let mut rng_state = 0x2545_f491_4f6c_dd1du64;
+    let mut noise = |n: usize| -> Vec<u8> {
+        (0..n)
+            .map(|_| {
+                rng_state ^= rng_state << 13;
+                rng_state ^= rng_state >> 7;
+                rng_state ^= rng_state << 17;
+                (rng_state >> 24) as u8 | 1
+            })
+            .collect()
+    };
+    let tails: Vec<(Vec<u8>, Option<u64>)> = vec![
+        (noise(1), None),
+        (noise(11), None),
+        (noise(5000), None),
+        (vec![0xff; 64], None),
+        (partial, Some(1)),
+    ];
+    for (tail, records) in tails {
+        let copy = FaultFs::new();
+        copy.create_dir_all(&dir).unwrap();
+        let mut w = copy.create(&seg).unwrap();
+        w.append(&data).unwrap();
+        w.append(&tail).unwrap();
+        w.sync().unwrap();
+        drop(w);
+        let mut seen = Vec::new();
+        let (_wal, report) = Wal::open(
+            Arc::new(copy.clone()),
+            &dir,
+            WalOptions::default(),
+            &mut |e| {
+                seen.push(e.seq_id);
+                Ok(())
+            },
+        )
+        .unwrap_or_else(|e| panic!("{} garbage bytes: {e}", tail.len()));
+        assert_eq!(seen, (1..=10).collect::<Vec<_>>());
+        let torn = report.torn_tail.expect("the cut is reported");
+        assert_eq!(torn.offset, data.len() as u64);
+        assert_eq!(torn.dropped_bytes, tail.len() as u64);
+        assert_eq!(torn.dropped_records, records);
+        assert_eq!(copy.file_len(&seg).unwrap(), data.len() as u64);
+        let text = torn.describe();
+        assert!(text.contains(&format!("{} bytes", tail.len())), "{text}");
+        assert!(!text.contains("unacknowledged"), "{text}");
+    }
+    // A bad record with a valid one after it is damage, not a tail: an error naming it.
+    let copy = FaultFs::new();
+    copy.create_dir_all(&dir).unwrap();
+    let mut damaged = data.clone();
+    damaged[8 + record + 20] ^= 0x40;
+    let mut w = copy.create(&seg).unwrap();
+    w.append(&damaged).unwrap();
+    w.append(&noise(100)).unwrap();
+    w.sync().unwrap();
+    drop(w);
+    let err = Wal::open(Arc::new(copy), &dir, WalOptions::default(), &mut |_| Ok(()))
+        .err()
+        .unwrap();
+    assert!(
+        matches!(err, WalError::Corrupt { offset, .. } if offset == (8 + record) as u64),
+        "{err}"
+    );
+}

@@ -4,4 +4,4 @@
 pub mod database;
 pub mod shell;
 
-pub use database::{Database, DbError, Options, Table};
+pub use database::{Database, DbError, FailedRegion, Options, Table};

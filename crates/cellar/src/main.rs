@@ -44,17 +44,18 @@ fn open_db(
     }
     let db = cellar::Database::open_with(dir, opts).map_err(|e| e.to_string())?;
     if let Some(t) = &db.replay_report().torn_tail {
-        eprintln!(
-            "WARN: the WAL ended in a torn write: {} cut to {} bytes ({} bytes of an unacknowledged edit dropped)",
-            t.segment.display(),
-            t.offset,
-            t.dropped_bytes
-        );
+        eprintln!("WARN: {}", t.describe());
     }
     Ok(db)
 }
 
 fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_max_level(tracing::Level::WARN)
+        .with_target(false)
+        .without_time()
+        .init();
     let cli = Cli::parse();
     match cli.command {
         Command::Hfile(args) => hfile_tool::run(&args),

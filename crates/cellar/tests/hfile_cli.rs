@@ -24,7 +24,7 @@ fn cellar(args: &[&str]) -> (i32, String, String) {
 
 fn fixture(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/fixtures/hfile/hbase-2.4")
+        .join("../../testdata/hfile/hbase-2.4")
         .join(name)
 }
 
@@ -118,7 +118,7 @@ fn meta_and_blocks() {
         "DATA_BLOCK_ENCODING = FAST_DIFF",
         "MAX_SEQ_ID_KEY = 1",
         "TIMERANGE = 1000....5999",
-        "BloomType: ROW",
+        "Comparator: ByteArrayComparator",
         "No of Keys in bloom: 301",
         "Mid-key: ",
         "Block Index: 1 level(s)",

@@ -301,9 +301,11 @@ fn read_row_and_qualifier(
         if kept > row_len || kept > prev.row.len() {
             return Err(corrupt("common prefix longer than the row"));
         }
-        let mut row = Vec::with_capacity(row_len);
+        // Read what the block really holds before allocating from a length field.
+        let tail = r.bytes(row_len - kept)?;
+        let mut row = Vec::with_capacity(kept + tail.len());
         row.extend_from_slice(&prev.row[..kept]);
-        row.extend_from_slice(r.bytes(row_len - kept)?);
+        row.extend_from_slice(tail);
         let q_len = key_len
             .checked_sub(12 + row_len + fam)
             .ok_or_else(|| corrupt("key length too short for its row"))?;
@@ -318,9 +320,10 @@ fn read_row_and_qualifier(
             .checked_sub(12 + prev.row.len() + fam)
             .filter(|q| *q >= q_common)
             .ok_or_else(|| corrupt("key length too short for its row"))?;
-        let mut qualifier = Vec::with_capacity(q_len);
+        let tail = r.bytes(q_len - q_common)?;
+        let mut qualifier = Vec::with_capacity(q_common + tail.len());
         qualifier.extend_from_slice(&prev.qualifier[..q_common]);
-        qualifier.extend_from_slice(r.bytes(q_len - q_common)?);
+        qualifier.extend_from_slice(tail);
         Ok((prev.row.clone(), qualifier))
     }
 }

@@ -22,6 +22,8 @@ pub enum DbError {
     TableNotEnabled(String),
     #[error("TableNotDisabledException: {0} is enabled; disable it first")]
     TableNotDisabled(String),
+    #[error("NotServingRegionException: region {region} is not online: {reason}")]
+    RegionNotServing { region: String, reason: String },
     #[error("the database at {path} is in use by another process ({reason})")]
     Locked { path: PathBuf, reason: String },
     #[error("cannot open {path}: {reason}")]

@@ -82,10 +82,34 @@ impl Options {
     }
 }
 
-/// A region of a table: its catalog entry and, while the table is enabled, the open region.
+/// A region of a table: its catalog entry and, while the table is enabled, the open region
+/// — or why it failed to open (HBase's FAILED_OPEN: a damaged store file, say), with the
+/// WAL edits it still has to replay once it opens.
 pub(crate) struct Slot {
     pub(crate) info: RegionInfo,
     pub(crate) region: Option<Arc<Region>>,
+    pub(crate) failed: Option<String>,
+    pub(crate) pending: Vec<WalEdit>,
+}
+
+impl Slot {
+    pub(crate) fn open(info: RegionInfo, region: Arc<Region>) -> Slot {
+        Slot {
+            info,
+            region: Some(region),
+            failed: None,
+            pending: Vec::new(),
+        }
+    }
+}
+
+/// A region that could not open, and why (the file and the reason).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FailedRegion {
+    pub table: String,
+    /// HBase's region name: `table,startkey,id.encoded.`
+    pub region: String,
+    pub reason: String,
 }
 
 struct TableEntry {
@@ -139,6 +163,17 @@ fn meta_dir(root: &Path) -> PathBuf {
         .join(catalog::META_NAMESPACE)
         .join(catalog::META_TABLE)
         .join(catalog::META_REGION)
+}
+
+/// The error for a region that is not online.
+fn not_serving(slot: &Slot) -> DbError {
+    DbError::RegionNotServing {
+        region: slot.info.region_name(),
+        reason: slot
+            .failed
+            .clone()
+            .unwrap_or_else(|| "the region is offline".into()),
+    }
 }
 
 fn lock<T>(l: &RwLock<T>) -> RwLockReadGuard<'_, T> {
@@ -247,6 +282,12 @@ impl Database {
         &self.inner.config
     }
 
+    /// Regions that could not open (a damaged store file, say), with the file and the
+    /// reason; every other region serves. `enable_table` tries them again.
+    pub fn failed_regions(&self) -> Vec<FailedRegion> {
+        self.inner.failed_regions()
+    }
+
     /// What opening found in the WAL: edits replayed, and a torn tail if one was cut.
     pub fn replay_report(&self) -> &cellar_wal::ReplayReport {
         &self.replay
@@ -298,10 +339,7 @@ impl Database {
         let mut regions = Vec::new();
         for info in infos {
             let region = self.inner.open_region(&desc, &info)?;
-            regions.push(Slot {
-                info,
-                region: Some(region),
-            });
+            regions.push(Slot::open(info, region));
         }
         tables.insert(
             desc.name.clone(),
@@ -337,7 +375,8 @@ impl Database {
         Ok(self.describe(name)?.1)
     }
 
-    /// An enabled table.
+    /// An enabled table (some of its regions may be offline: each call to one of them
+    /// reports it).
     pub fn table(&self, name: &str) -> Result<Table> {
         self.inner.regions_of(name)?;
         Ok(Table {
@@ -374,7 +413,7 @@ impl Database {
             let region_dir = table_dir(&self.inner.root, name).join(&slot.info.encoded);
             for old in &t.desc.families {
                 if desc.family(&old.name).is_none() {
-                    let dir = region_dir.join(String::from_utf8_lossy(&old.name).as_ref());
+                    let dir = region_dir.join(cellar_region::store::family_dir_name(&old.name));
                     remove_tree(self.inner.fs.as_ref(), &dir)?;
                 }
             }
@@ -383,7 +422,7 @@ impl Database {
         t.desc = desc;
         if t.enabled {
             for slot in &mut t.regions {
-                slot.region = Some(self.inner.open_region(&t.desc, &slot.info)?);
+                self.inner.open_slot(&t.desc, slot);
             }
         }
         Ok(())
@@ -416,8 +455,10 @@ impl Database {
         if t.enabled {
             return Err(DbError::TableNotDisabled(name.to_string()));
         }
+        // A region that cannot open stays offline (reported by `failed_regions`); the
+        // others serve.
         for slot in &mut t.regions {
-            slot.region = Some(self.inner.open_region(&t.desc, &slot.info)?);
+            self.inner.open_slot(&t.desc, slot);
         }
         self.inner.write_state(name, true)?;
         t.enabled = true;
@@ -533,6 +574,39 @@ impl Inner {
         }
     }
 
+    /// Opens a slot's region and replays its pending edits. A failure leaves the region
+    /// offline with the reason recorded (and logged), and keeps its edits — in the WAL,
+    /// which keeps every segment holding them, and in the slot for a later retry; the
+    /// rest of the database goes on serving.
+    pub(crate) fn open_slot(&self, desc: &TableDescriptor, slot: &mut Slot) {
+        let attempt = (|| -> Result<Arc<Region>> {
+            let region = self.open_region(desc, &slot.info)?;
+            for e in &slot.pending {
+                if let Err(err) = region.replay(e) {
+                    region.abort();
+                    return Err(err.into());
+                }
+            }
+            Ok(region)
+        })();
+        match attempt {
+            Ok(region) => {
+                slot.region = Some(region);
+                slot.failed = None;
+                slot.pending.clear();
+            }
+            Err(e) => {
+                let reason = e.to_string();
+                tracing::warn!(
+                    region = %slot.info.region_name(),
+                    "region failed to open and stays offline: {reason}"
+                );
+                slot.region = None;
+                slot.failed = Some(reason);
+            }
+        }
+    }
+
     fn open_region(&self, desc: &TableDescriptor, info: &RegionInfo) -> Result<Arc<Region>> {
         let dir = table_dir(&self.root, &desc.name).join(&info.encoded);
         Ok(Arc::new(Region::open_range(
@@ -619,21 +693,24 @@ impl Inner {
             let mut regions = Vec::new();
             for info in infos {
                 let pending = by_region.remove(&info.encoded).unwrap_or_default();
-                let region = if enabled || !pending.is_empty() {
-                    let region = self.open_region(&desc, &info)?;
-                    for e in &pending {
-                        region.replay(e)?;
-                    }
-                    if enabled {
-                        Some(region)
-                    } else {
-                        region.close()?;
-                        None
-                    }
-                } else {
-                    None
+                let mut slot = Slot {
+                    info,
+                    region: None,
+                    failed: None,
+                    pending,
                 };
-                regions.push(Slot { info, region });
+                if enabled || !slot.pending.is_empty() {
+                    self.open_slot(&desc, &mut slot);
+                    if !enabled {
+                        if let Some(r) = slot.region.take() {
+                            if let Err(e) = r.close() {
+                                r.abort();
+                                slot.failed = Some(format!("closing after replay: {e}"));
+                            }
+                        }
+                    }
+                }
+                regions.push(slot);
             }
             for p in &parents {
                 by_region.remove(&p.encoded);
@@ -664,12 +741,44 @@ impl Inner {
         if !t.enabled {
             return Err(DbError::TableNotEnabled(table.to_string()));
         }
-        t.regions
-            .iter()
-            .map(|s| {
-                s.region
-                    .clone()
-                    .ok_or_else(|| DbError::TableNotEnabled(table.to_string()))
+        Ok(t.regions.iter().filter_map(|s| s.region.clone()).collect())
+    }
+
+    /// The regions of an enabled table whose ranges meet `[lo, hi)` (empty = unbounded),
+    /// all online, in start-key order; a region that failed to open among them is an
+    /// error naming it.
+    pub(crate) fn regions_in(&self, table: &str, lo: &[u8], hi: &[u8]) -> Result<Vec<Arc<Region>>> {
+        let tables = lock(&self.tables);
+        let t = tables
+            .get(table)
+            .ok_or_else(|| DbError::TableNotFound(table.to_string()))?;
+        if !t.enabled {
+            return Err(DbError::TableNotEnabled(table.to_string()));
+        }
+        let mut out = Vec::new();
+        for s in &t.regions {
+            let below_end = s.info.end.is_empty() || lo.is_empty() || lo < s.info.end.as_slice();
+            let above_start = hi.is_empty() || s.info.start.as_slice() <= hi;
+            if !(below_end && above_start) {
+                continue;
+            }
+            out.push(s.region.clone().ok_or_else(|| not_serving(s))?);
+        }
+        Ok(out)
+    }
+
+    /// Regions that failed to open, with the reason.
+    pub(crate) fn failed_regions(&self) -> Vec<FailedRegion> {
+        lock(&self.tables)
+            .values()
+            .flat_map(|t| {
+                t.regions.iter().filter_map(|s| {
+                    s.failed.as_ref().map(|reason| FailedRegion {
+                        table: t.desc.name.clone(),
+                        region: s.info.region_name(),
+                        reason: reason.clone(),
+                    })
+                })
             })
             .collect()
     }
@@ -684,10 +793,11 @@ impl Inner {
             return Err(DbError::TableNotEnabled(table.to_string()));
         }
         let i = t.region_index(row);
-        t.regions
+        let slot = t
+            .regions
             .get(i)
-            .and_then(|s| s.region.clone())
-            .ok_or_else(|| DbError::TableNotEnabled(table.to_string()))
+            .ok_or_else(|| DbError::TableNotEnabled(table.to_string()))?;
+        slot.region.clone().ok_or_else(|| not_serving(slot))
     }
 
     fn region_named(&self, name: &str) -> Option<Arc<Region>> {

@@ -107,7 +107,7 @@ impl Inner {
         let attempt = (|| -> Result<()> {
             region.close()?;
             for store in region.stores() {
-                let fam = String::from_utf8_lossy(&store.family.name).into_owned();
+                let fam = cellar_region::store::family_dir_name(&store.family.name);
                 store.write_references(
                     &point,
                     &dir.join(&a.encoded).join(&fam),
@@ -133,19 +133,8 @@ impl Inner {
         for r in [&ra, &rb] {
             self.request_compaction(r);
         }
-        t.regions.splice(
-            idx..=idx,
-            [
-                Slot {
-                    info: a,
-                    region: Some(ra),
-                },
-                Slot {
-                    info: b,
-                    region: Some(rb),
-                },
-            ],
-        );
+        t.regions
+            .splice(idx..=idx, [Slot::open(a, ra), Slot::open(b, rb)]);
         let mut offline = parent;
         offline.offline = true;
         t.parents.push(offline);
@@ -270,7 +259,7 @@ impl Inner {
             rb.close()?;
             for (r, parent) in [(&ra, &a), (&rb, &b)] {
                 for store in r.stores() {
-                    let fam = String::from_utf8_lossy(&store.family.name).into_owned();
+                    let fam = cellar_region::store::family_dir_name(&store.family.name);
                     store.write_whole_references(
                         &dir.join(&merged.encoded).join(&fam),
                         &parent.encoded,
@@ -292,13 +281,7 @@ impl Inner {
         }
         let rm = self.open_region(&t.desc, &merged)?;
         self.request_compaction(&rm);
-        t.regions.splice(
-            ia..=ib,
-            [Slot {
-                info: merged,
-                region: Some(rm),
-            }],
-        );
+        t.regions.splice(ia..=ib, [Slot::open(merged, rm)]);
         for mut p in [a, b] {
             p.offline = true;
             t.parents.push(p);

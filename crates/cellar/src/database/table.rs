@@ -118,11 +118,12 @@ impl Table {
     /// A scan as HBase's client runs it, across regions (round trips, batch and
     /// partial-result stitching).
     pub fn scan(&self, scan: &Scan) -> Result<TableScanner> {
-        let mut regions: Vec<Arc<Region>> = self
-            .regions()?
-            .into_iter()
-            .filter(|r| overlaps(r, scan))
-            .collect();
+        let (lo, hi) = if scan.reversed {
+            (&scan.stop_row, &scan.start_row)
+        } else {
+            (&scan.start_row, &scan.stop_row)
+        };
+        let mut regions = self.db.regions_in(&self.name, lo, hi)?;
         if scan.reversed {
             regions.reverse();
         }
@@ -138,18 +139,6 @@ impl Table {
             in_row: false,
         })
     }
-}
-
-/// Whether a region's range meets a scan's.
-fn overlaps(r: &Region, scan: &Scan) -> bool {
-    let (lo, hi) = if scan.reversed {
-        (&scan.stop_row, &scan.start_row)
-    } else {
-        (&scan.start_row, &scan.stop_row)
-    };
-    let below_end = r.end_key().is_empty() || lo.is_empty() || lo.as_slice() < r.end_key();
-    let above_start = hi.is_empty() || r.start_key() <= hi.as_slice();
-    below_end && above_start
 }
 
 /// Results of a scan over a table's regions, in the scan's direction.

@@ -104,10 +104,7 @@ pub fn print_meta(reader: &HFileReader, out: &mut dyn Write) -> Result<(), ToolE
     }
     writeln!(out, "Bloom filter:")?;
     match reader.bloom() {
-        Some((t, m)) => {
-            writeln!(out, "    BloomType: {}", t.name())?;
-            print_bloom(m, out)?;
-        }
+        Some((_, m)) => print_bloom(m, out)?,
         None => writeln!(out, "    Not present")?,
     }
     writeln!(out, "Delete Family Bloom filter:")?;
@@ -118,27 +115,33 @@ pub fn print_meta(reader: &HFileReader, out: &mut dyn Write) -> Result<(), ToolE
     Ok(())
 }
 
+/// A bloom's statistics as HBase 2's `CompoundBloomFilter.toString` prints them.
 fn print_bloom(m: &cellar_hfile::BloomMeta, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out, "    BloomSize: {}", m.total_byte_size)?;
     writeln!(out, "    No of Keys in bloom: {}", m.total_key_count)?;
     writeln!(out, "    Max Keys for bloom: {}", m.total_max_keys)?;
-    let filled = if m.total_max_keys > 0 {
-        m.total_key_count as f64 * 100.0 / m.total_max_keys as f64
-    } else {
-        0.0
-    };
-    writeln!(out, "    Percentage filled: {filled:.0}%")?;
+    if m.total_max_keys > 0 {
+        // Java's percent format: the fraction rounded half-even to a whole percent.
+        let filled = m.total_key_count as f64 * 100.0 / m.total_max_keys as f64;
+        writeln!(out, "    Percentage filled: {}%", round_half_even(filled))?;
+    }
     writeln!(out, "    Number of chunks: {}", m.chunks.len())?;
-    writeln!(out, "    Hash count: {}", m.hash_count)?;
     writeln!(
         out,
         "    Comparator: {}",
-        if m.comparator.is_empty() {
-            "RawBytesComparator"
-        } else {
-            &m.comparator
-        }
+        cellar_hfile::comparator_simple_name(&m.comparator)
     )
+}
+
+fn round_half_even(x: f64) -> i64 {
+    let floor = x.floor();
+    let diff = x - floor;
+    let f = floor as i64;
+    if diff > 0.5 || (diff == 0.5 && f % 2 != 0) {
+        f + 1
+    } else {
+        f
+    }
 }
 
 /// Prints every level of the data block index, depth first.

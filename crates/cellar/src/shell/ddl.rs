@@ -80,6 +80,7 @@ pub(super) fn status(db: &Database, c: &CommandLine, out: &mut String) -> CmdRes
             let _ = writeln!(out, "{l}");
         }
         let _ = writeln!(out, "0 dead servers");
+        failed_regions(db, out);
         return Ok(None);
     }
     let mut regions = 0;
@@ -93,7 +94,20 @@ pub(super) fn status(db: &Database, c: &CommandLine, out: &mut String) -> CmdRes
         "1 active master, 0 backup masters, 1 servers, 0 dead, {:.4} average load",
         regions as f64
     );
+    failed_regions(db, out);
     Ok(None)
+}
+
+/// Regions that could not open, with the file and the reason (HBase's FAILED_OPEN).
+fn failed_regions(db: &Database, out: &mut String) {
+    let failed = db.failed_regions();
+    if failed.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "{} regions failed to open:", failed.len());
+    for f in failed {
+        let _ = writeln!(out, "    \"{}\" FAILED_OPEN: {}", f.region, f.reason);
+    }
 }
 
 pub(super) fn list(db: &Database, c: &CommandLine, out: &mut String) -> CmdResult {

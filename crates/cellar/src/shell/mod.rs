@@ -50,6 +50,11 @@ impl<W: Write> Shell<W> {
         &self.db
     }
 
+    /// Where the output goes.
+    pub fn output_mut(&mut self) -> &mut W {
+        &mut self.out
+    }
+
     /// Runs one line; output (including errors) goes to the writer.
     pub fn execute(&mut self, line: &str) -> std::io::Result<Flow> {
         let start = Instant::now();
