@@ -288,18 +288,20 @@ fn delete_marker_expiration_empty_store() {
     assert_eq!(count_delete_markers(&h), 0);
 }
 
-#[test]
-fn delete_marker_expiration() {
+/// The setup `testDeleteMarkerExpiration` and `testWithOldRow` share: a put, an older put
+/// elsewhere (`other_family`:c0 of row `other_row`), four markers over the first put that
+/// neither a flush nor a minor compaction removes, then a newer put, flushed.
+fn four_markers_then_a_newer_put(other_family: &str, other_row: &str) -> Harness {
     let h = harness(0, 1, FOREVER, KeepDeletedCells::True);
     let ts = T0;
     put(&h, "1", C0, C0, ts, "1");
-    // A put into another family has no effect.
-    put(&h, "1", C1, C0, ts - 10, "1");
+    put(&h, other_row, other_family, C0, ts - 10, "1");
     let d = || Delete::new("1").with_timestamp(ts);
     delete(&h, d().add_columns_before(C0, C0, ts));
     delete(&h, d().add_family_before(C0, ts));
     delete(&h, d().add_column_version(C0, C0, ts + 1));
     delete(&h, d().add_column_version(C0, C0, ts + 2));
+    // One family marker, one column marker, two version markers.
     assert_eq!(count_delete_markers(&h), 4);
     flush(&h);
     assert_eq!(count_delete_markers(&h), 4);
@@ -308,6 +310,13 @@ fn delete_marker_expiration() {
     // Another put pushes out the earlier one...
     put(&h, "1", C0, C0, ts + 3, "1");
     flush(&h);
+    h
+}
+
+#[test]
+fn delete_marker_expiration() {
+    // A put into another family has no effect.
+    let h = four_markers_then_a_newer_put(C1, "1");
     // ...but no markers are collected while an affected put is in the files.
     compact(&h, true);
     assert_eq!(count_delete_markers(&h), 4);
@@ -318,23 +327,9 @@ fn delete_marker_expiration() {
 
 #[test]
 fn with_old_row() {
-    let h = harness(0, 1, FOREVER, KeepDeletedCells::True);
-    let ts = T0;
-    put(&h, "1", C0, C0, ts, "1");
     // A put of another (older) row in the same store.
-    put(&h, "2", C0, C0, ts - 10, "1");
-    let d = || Delete::new("1").with_timestamp(ts);
-    delete(&h, d().add_columns_before(C0, C0, ts));
-    delete(&h, d().add_family_before(C0, ts));
-    delete(&h, d().add_column_version(C0, C0, ts + 1));
-    delete(&h, d().add_column_version(C0, C0, ts + 2));
-    assert_eq!(count_delete_markers(&h), 4);
-    flush(&h);
-    assert_eq!(count_delete_markers(&h), 4);
-    compact(&h, false);
-    assert_eq!(count_delete_markers(&h), 4);
-    put(&h, "1", C0, C0, ts + 3, "1");
-    flush(&h);
+    let h = four_markers_then_a_newer_put(C0, "2");
+    let ts = T0;
     compact(&h, true);
     assert_eq!(count_delete_markers(&h), 4);
     // All markers remain: the older row keeps them, and the version markers are not yet

@@ -6,26 +6,7 @@ use std::io::Write;
 use std::process::{Command, Stdio};
 
 fn run(dir: &std::path::Path, script: &str) -> (String, i32) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_cellar"))
-        .arg("shell")
-        .arg(dir)
-        .env("TZ", "UTC")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(script.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    (
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        out.status.code().unwrap_or(-1),
-    )
+    run_bytes(dir, script.as_bytes())
 }
 
 #[test]
