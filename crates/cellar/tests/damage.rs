@@ -139,6 +139,10 @@ fn a_damaged_store_file_takes_only_its_region_offline_and_loses_nothing() {
             .unwrap_err();
         assert!(err.to_string().contains("not online"), "{err}");
         assert!(db.table("b").unwrap().scan(&Scan::new()).is_err());
+        // A merge with the offline region is refused, and the online one keeps serving.
+        let err = db.merge_regions("b", b"", b"m").unwrap_err();
+        assert!(err.to_string().contains("not online"), "{err}");
+        assert_eq!(value(&db, "b", "p05").unwrap(), Some(b"old".to_vec()));
         // Flushes of the rest, and a WAL roll, keep the offline region's edits.
         db.flush("a").unwrap();
         db.flush("b").unwrap();

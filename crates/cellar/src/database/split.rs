@@ -246,6 +246,19 @@ impl Inner {
                 }
             }
         }
+        for idx in [ia, ib] {
+            if t.regions[idx].region.is_none() {
+                return Err(refused(format!(
+                    "Region {} is not online{}",
+                    t.regions[idx].info.region_name(),
+                    t.regions[idx]
+                        .failed
+                        .as_deref()
+                        .map(|f| format!(": {f}"))
+                        .unwrap_or_default()
+                )));
+            }
+        }
         let (a, b) = (t.regions[ia].info.clone(), t.regions[ib].info.clone());
         let (Some(ra), Some(rb)) = (t.regions[ia].region.take(), t.regions[ib].region.take())
         else {
