@@ -273,6 +273,40 @@ mod tests {
     use cellar_io::{FileSystem, MemoryFs};
     use std::path::Path;
 
+    /// The names HBase 2's `hfile -m` prints for the comparators files name.
+    #[test]
+    fn comparator_names_as_hbase_prints_them() {
+        for (name, simple) in [
+            ("", "ByteArrayComparator"),
+            (
+                "org.apache.hadoop.hbase.KeyValue$RawBytesComparator",
+                "ByteArrayComparator",
+            ),
+            (
+                "org.apache.hadoop.hbase.CellComparatorImpl",
+                "CellComparatorImpl",
+            ),
+            (
+                "org.apache.hadoop.hbase.KeyValue$KVComparator",
+                "CellComparatorImpl",
+            ),
+            (
+                "org.apache.hadoop.hbase.KeyValue$KeyComparator",
+                "CellComparatorImpl",
+            ),
+            (
+                "org.apache.hadoop.hbase.KeyValue$MetaComparator",
+                "MetaCellComparator",
+            ),
+            (
+                "org.apache.hudi.io.storage.HoodieHBaseKVComparator",
+                "HoodieHBaseKVComparator",
+            ),
+        ] {
+            assert_eq!(comparator_simple_name(name), simple, "{name}");
+        }
+    }
+
     #[test]
     fn round_trips_through_a_file() {
         let t = Trailer {
