@@ -5,33 +5,15 @@
 //! bloom is bypassed; families whose names are not UTF-8 never share a directory.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
-use cellar::{Database, DbError, Options};
+mod common;
+
+use cellar::{Database, DbError};
 use cellar_hfile::{BlockType, BloomType, HFileReader};
-use cellar_io::{FaultFs, FileSystem, ManualClock};
-use cellar_region::{Config, FamilyDescriptor, Get, Put, Scan, TableDescriptor};
+use cellar_io::{FaultFs, FileSystem};
+use cellar_region::{FamilyDescriptor, Get, Put, Scan, TableDescriptor};
 use cellar_wal::Durability;
-
-fn opts(fs: &FaultFs) -> Options {
-    Options {
-        fs: Arc::new(fs.clone()),
-        clock: Arc::new(ManualClock::new(1_700_000_000_000)),
-        config: Config::default(),
-        background: false,
-        lock: false,
-    }
-}
-
-fn files_under(fs: &dyn FileSystem, dir: &Path, out: &mut Vec<PathBuf>) {
-    for p in fs.list_dir(dir).unwrap_or_default() {
-        if fs.is_dir(&p) {
-            files_under(fs, &p, out);
-        } else {
-            out.push(p);
-        }
-    }
-}
+use common::{fault_opts, files_under};
 
 /// The store files (not references, not temporaries) of `table`'s region `encoded`.
 fn store_files(fs: &FaultFs, table: &str, encoded: &str) -> Vec<PathBuf> {
@@ -74,7 +56,7 @@ fn a_damaged_store_file_takes_only_its_region_offline_and_loses_nothing() {
     let fs = FaultFs::new();
     let root = Path::new("/db");
     let (encoded, damaged, original) = {
-        let db = Database::open_with(root, opts(&fs)).unwrap();
+        let db = Database::open_with(root, fault_opts(&fs)).unwrap();
         db.create_table(table("a")).unwrap();
         db.create_table_split(table("b"), vec![b"m".to_vec()])
             .unwrap();
@@ -102,7 +84,7 @@ fn a_damaged_store_file_takes_only_its_region_offline_and_loses_nothing() {
         fs.flip_byte(&damaged, len - 4096 + i, 0xff).unwrap();
     }
     {
-        let db = Database::open_with(root, opts(&fs)).unwrap();
+        let db = Database::open_with(root, fault_opts(&fs)).unwrap();
         let failed = db.failed_regions();
         assert_eq!(failed.len(), 1, "{failed:?}");
         assert_eq!(failed[0].table, "b");
@@ -160,7 +142,7 @@ fn a_damaged_store_file_takes_only_its_region_offline_and_loses_nothing() {
     w.append(&original).unwrap();
     w.sync().unwrap();
     drop(w);
-    let db = Database::open_with(root, opts(&fs)).unwrap();
+    let db = Database::open_with(root, fault_opts(&fs)).unwrap();
     assert!(db.failed_regions().is_empty());
     for i in 0..20 {
         assert_eq!(
@@ -193,7 +175,7 @@ fn a_damaged_bloom_is_bypassed() {
     for target in [BlockType::Bloom, BlockType::GeneralBloomMeta] {
         let fs = FaultFs::new();
         let root = Path::new("/db");
-        let db = Database::open_with(root, opts(&fs)).unwrap();
+        let db = Database::open_with(root, fault_opts(&fs)).unwrap();
         let mut t = table("t");
         t.families[0].bloom = BloomType::Row;
         db.create_table(t).unwrap();
@@ -208,7 +190,7 @@ fn a_damaged_bloom_is_bypassed() {
         assert!(!at.is_empty(), "{target:?}");
         fs.flip_byte(&file, at[0] + 40, 0x55).unwrap();
         // The file opens; Gets answer from the data blocks.
-        let db = Database::open_with(root, opts(&fs)).unwrap();
+        let db = Database::open_with(root, fault_opts(&fs)).unwrap();
         assert!(db.failed_regions().is_empty(), "{target:?}");
         for i in (0..100).step_by(7) {
             assert_eq!(
@@ -233,7 +215,7 @@ fn families_that_are_not_utf8_keep_their_own_directories() {
     let fs = FaultFs::new();
     let root = Path::new("/db");
     {
-        let db = Database::open_with(root, opts(&fs)).unwrap();
+        let db = Database::open_with(root, fault_opts(&fs)).unwrap();
         let t = TableDescriptor::new("t")
             .with_family(FamilyDescriptor::new(vec![0xfe]))
             .with_family(FamilyDescriptor::new(vec![0xff]))
@@ -250,7 +232,7 @@ fn families_that_are_not_utf8_keep_their_own_directories() {
         db.flush("t").unwrap();
         db.close().unwrap();
     }
-    let db = Database::open_with(root, opts(&fs)).unwrap();
+    let db = Database::open_with(root, fault_opts(&fs)).unwrap();
     let tbl = db.table("t").unwrap();
     for (f, v) in [
         (vec![0xfe], "fe"),

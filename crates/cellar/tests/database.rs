@@ -3,23 +3,15 @@
 //! durability under simulated power loss, and faults (failed fsync, full disk, corrupt
 //! WAL, corrupt store file) — each a clear error with nothing acknowledged lost.
 
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::path::Path;
+
+mod common;
 
 use cellar::{Database, DbError, Options};
-use cellar_io::{FaultFs, FileSystem, ManualClock};
+use cellar_io::{FaultFs, FileSystem};
 use cellar_region::{Config, FamilyDescriptor, Get, Put, Scan, TableDescriptor};
 use cellar_wal::Durability;
-
-fn fault_opts(fs: &FaultFs) -> Options {
-    Options {
-        fs: Arc::new(fs.clone()),
-        clock: Arc::new(ManualClock::new(1_700_000_000_000)),
-        config: Config::default(),
-        background: false,
-        lock: false,
-    }
-}
+use common::{fault_opts, files_under};
 
 fn table(name: &str, durability: Durability) -> TableDescriptor {
     let mut t = TableDescriptor::new(name).with_family(FamilyDescriptor::new("f"));
@@ -34,16 +26,6 @@ fn value(db: &Database, t: &str, row: &str) -> Option<Vec<u8>> {
         .unwrap()
         .value(b"f", b"q")
         .map(<[u8]>::to_vec)
-}
-
-fn files_under(fs: &dyn FileSystem, dir: &Path, out: &mut Vec<PathBuf>) {
-    for p in fs.list_dir(dir).unwrap_or_default() {
-        if fs.is_dir(&p) {
-            files_under(fs, &p, out);
-        } else {
-            out.push(p);
-        }
-    }
 }
 
 #[test]

@@ -2,6 +2,7 @@
 //! FAILED_OPEN) with the WAL edits it still has to replay; opening a slot; and finding
 //! the region that serves a row or a range, with a clear error for one that is offline.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use cellar_region::{Region, TableDescriptor};
@@ -9,7 +10,7 @@ use cellar_wal::WalEdit;
 
 use super::catalog::{self, RegionInfo};
 use super::error::{DbError, Result};
-use super::{lock, Inner};
+use super::{lock, Inner, TableEntry};
 
 /// A region of a table: its catalog entry and, while the table is enabled, the open region
 /// — or why it failed to open (HBase's FAILED_OPEN: a damaged store file, say), with the
@@ -39,6 +40,17 @@ pub struct FailedRegion {
     /// HBase's region name: `table,startkey,id.encoded.`
     pub region: String,
     pub reason: String,
+}
+
+/// The entry of `table` when it exists and is enabled.
+fn enabled<'a>(tables: &'a BTreeMap<String, TableEntry>, table: &str) -> Result<&'a TableEntry> {
+    let t = tables
+        .get(table)
+        .ok_or_else(|| DbError::TableNotFound(table.to_string()))?;
+    if !t.enabled {
+        return Err(DbError::TableNotEnabled(table.to_string()));
+    }
+    Ok(t)
 }
 
 /// The error for a region that is not online.
@@ -89,12 +101,7 @@ impl Inner {
     /// The open regions of an enabled table, in start-key order.
     pub(crate) fn regions_of(&self, table: &str) -> Result<Vec<Arc<Region>>> {
         let tables = lock(&self.tables);
-        let t = tables
-            .get(table)
-            .ok_or_else(|| DbError::TableNotFound(table.to_string()))?;
-        if !t.enabled {
-            return Err(DbError::TableNotEnabled(table.to_string()));
-        }
+        let t = enabled(&tables, table)?;
         Ok(t.regions.iter().filter_map(|s| s.region.clone()).collect())
     }
 
@@ -103,12 +110,7 @@ impl Inner {
     /// error naming it.
     pub(crate) fn regions_in(&self, table: &str, lo: &[u8], hi: &[u8]) -> Result<Vec<Arc<Region>>> {
         let tables = lock(&self.tables);
-        let t = tables
-            .get(table)
-            .ok_or_else(|| DbError::TableNotFound(table.to_string()))?;
-        if !t.enabled {
-            return Err(DbError::TableNotEnabled(table.to_string()));
-        }
+        let t = enabled(&tables, table)?;
         let mut out = Vec::new();
         for s in &t.regions {
             let below_end = s.info.end.is_empty() || lo.is_empty() || lo < s.info.end.as_slice();
@@ -140,12 +142,7 @@ impl Inner {
     /// The open region of an enabled table serving `row`.
     pub(crate) fn region_for(&self, table: &str, row: &[u8]) -> Result<Arc<Region>> {
         let tables = lock(&self.tables);
-        let t = tables
-            .get(table)
-            .ok_or_else(|| DbError::TableNotFound(table.to_string()))?;
-        if !t.enabled {
-            return Err(DbError::TableNotEnabled(table.to_string()));
-        }
+        let t = enabled(&tables, table)?;
         let i = t.region_index(row);
         let slot = t
             .regions
