@@ -39,6 +39,8 @@ pub struct HFileReader {
     /// Why the blooms are bypassed, once one was found damaged (blooms are advisory:
     /// every answer is then "maybe", and reads go to the data blocks).
     bloom_damage: std::sync::Mutex<Option<String>>,
+    /// Whether `bloom_damage` is set (checked on every bloom query without the lock).
+    bloom_damaged: std::sync::atomic::AtomicBool,
 }
 
 impl std::fmt::Debug for HFileReader {
@@ -206,6 +208,7 @@ impl HFileReader {
             delete_bloom,
             cache,
             bloom_damage: std::sync::Mutex::new(None),
+            bloom_damaged: std::sync::atomic::AtomicBool::new(false),
         }
         .with_bloom_damage(bloom_damage))
     }
@@ -227,6 +230,7 @@ impl HFileReader {
                 "bloom filter damaged, bypassed (reads use the data blocks): {why}"
             );
             *d = Some(why);
+            self.bloom_damaged.store(true, Ordering::Release);
         }
     }
 
@@ -492,7 +496,7 @@ impl HFileReader {
 
     /// A bloom's answer; a damaged bloom answers "maybe" (and is bypassed from then on).
     fn bloom_check(&self, meta: &BloomMeta, hash_key: &[u8], cell_keys: bool) -> Result<bool> {
-        if self.bloom_damage().is_some() {
+        if self.bloom_damaged.load(Ordering::Acquire) {
             return Ok(true);
         }
         let Some(chunk) = meta.chunk_for(hash_key, cell_keys) else {
