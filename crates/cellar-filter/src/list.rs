@@ -6,7 +6,7 @@ use std::cmp::Ordering;
 use cellar_types::{compare_keys, Cell, KeyRef};
 
 use crate::filter::{Filter, ReturnCode};
-use crate::spec::ListOp;
+use cellar_api::ListOp;
 
 use ReturnCode::*;
 

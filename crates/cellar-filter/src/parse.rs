@@ -7,8 +7,9 @@
 
 use std::fmt;
 
-use crate::compare::{Comparator, CompareOp};
-use crate::spec::{FilterSpec, ListOp};
+use cellar_api::{Comparator, CompareOp, FilterSpec, ListOp};
+
+use crate::compare::Comparable;
 
 /// A malformed filter string.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -327,10 +328,13 @@ fn comparator(a: &(Arg, usize)) -> PResult<Comparator> {
         b"binary" => Ok(Comparator::Binary(value)),
         b"binaryprefix" => Ok(Comparator::BinaryPrefix(value)),
         b"regexstring" => {
-            Comparator::regex(&String::from_utf8_lossy(&value)).map_err(|m| ParseError {
+            let c = Comparator::RegexString(String::from_utf8_lossy(&value).into_owned());
+            // Checked here so that a bad pattern is a parse error naming its position.
+            Comparable::compile(&c).map_err(|m| ParseError {
                 pos: a.1,
                 message: m,
-            })
+            })?;
+            Ok(c)
         }
         b"substring" => Ok(Comparator::substring(&String::from_utf8_lossy(&value))),
         other => err(

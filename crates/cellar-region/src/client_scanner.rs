@@ -12,8 +12,8 @@ use cellar_types::to_string_binary;
 
 use crate::config::Config;
 use crate::error::{RegionError, Result};
-use crate::read::{RowResult, Scan};
 use crate::scanner::{CallLimits, RegionScanner};
+use cellar_api::{RowResult, Scan};
 
 enum Cache {
     Complete {
@@ -119,6 +119,7 @@ impl ClientScanner {
                         cells: full,
                         exists: None,
                         partial: !last,
+                        cursor: false,
                     });
                 }
                 if !r.partial {

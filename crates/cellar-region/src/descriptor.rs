@@ -1,529 +1,153 @@
-//! Table and column family descriptors with HBase's attribute names, defaults and
-//! `describe` rendering, and their on-disk form (`.tabledesc`, TOML).
+//! The engine's side of descriptors: each family option mapped to the store-file
+//! implementation that runs it, the check of a descriptor against what this engine can
+//! run, and the on-disk form of a descriptor (`.tabledesc`, TOML).
 
-use std::collections::BTreeMap;
-use std::fmt::Write as _;
-
-use cellar_hfile::{BloomType, Compression, DataBlockEncoding};
-use cellar_types::to_string_binary;
-use cellar_wal::Durability;
+use cellar_api::{BloomType, Compression, DataBlockEncoding};
+pub use cellar_api::{FamilyDescriptor, KeepDeletedCells, TableDescriptor, FOREVER};
 
 use crate::error::{RegionError, Result};
 
-/// TTL of a family that never expires (`HConstants.FOREVER`, seconds).
-pub const FOREVER: i32 = i32::MAX;
-
-/// `KEEP_DELETED_CELLS`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum KeepDeletedCells {
-    #[default]
-    False,
-    True,
-    Ttl,
-}
-
-impl KeepDeletedCells {
-    pub fn name(self) -> &'static str {
-        match self {
-            KeepDeletedCells::False => "FALSE",
-            KeepDeletedCells::True => "TRUE",
-            KeepDeletedCells::Ttl => "TTL",
-        }
+/// The store-file encoding of a family's `DATA_BLOCK_ENCODING`.
+pub fn encoding(e: DataBlockEncoding) -> cellar_hfile::DataBlockEncoding {
+    match e {
+        DataBlockEncoding::None => cellar_hfile::DataBlockEncoding::None,
+        DataBlockEncoding::Prefix => cellar_hfile::DataBlockEncoding::Prefix,
+        DataBlockEncoding::Diff => cellar_hfile::DataBlockEncoding::Diff,
+        DataBlockEncoding::FastDiff => cellar_hfile::DataBlockEncoding::FastDiff,
+        DataBlockEncoding::RowIndexV1 => cellar_hfile::DataBlockEncoding::RowIndexV1,
     }
 }
 
-/// A column family and its attributes.
-#[derive(Debug, Clone, PartialEq)]
-pub struct FamilyDescriptor {
-    pub name: Vec<u8>,
-    pub versions: u32,
-    pub min_versions: u32,
-    /// Seconds; [`FOREVER`] disables expiry.
-    pub ttl: i32,
-    pub keep_deleted_cells: KeepDeletedCells,
-    pub encoding: DataBlockEncoding,
-    pub compression: Compression,
-    pub block_size: u32,
-    pub bloom: BloomType,
-    pub in_memory: bool,
-    pub block_cache: bool,
-    /// `CONFIGURATION => {...}` entries.
-    pub configuration: BTreeMap<String, String>,
-}
-
-fn parse_bool(attr: &str, v: &str) -> Result<bool> {
-    match v.to_ascii_lowercase().as_str() {
-        "true" => Ok(true),
-        "false" => Ok(false),
-        _ => Err(bad_attr(attr, v)),
+/// The store-file codec of a family's `COMPRESSION`.
+pub fn compression(c: Compression) -> cellar_hfile::Compression {
+    match c {
+        Compression::Lzo => cellar_hfile::Compression::Lzo,
+        Compression::Gz => cellar_hfile::Compression::Gz,
+        Compression::None => cellar_hfile::Compression::None,
+        Compression::Snappy => cellar_hfile::Compression::Snappy,
+        Compression::Lz4 => cellar_hfile::Compression::Lz4,
+        Compression::Bzip2 => cellar_hfile::Compression::Bzip2,
+        Compression::Zstd => cellar_hfile::Compression::Zstd,
+        Compression::Lzma => cellar_hfile::Compression::Lzma,
+        Compression::Brotli => cellar_hfile::Compression::Brotli,
     }
 }
 
-fn bad_attr(attr: &str, v: &str) -> RegionError {
-    RegionError::InvalidMutation(format!("illegal value '{v}' for {attr}"))
-}
-
-fn parse_num<T: std::str::FromStr>(attr: &str, v: &str) -> Result<T> {
-    v.trim().parse().map_err(|_| bad_attr(attr, v))
-}
-
-/// Parses a TTL: seconds, `FOREVER`, or interval text such as `1 DAY`, `2 HOURS 30 MINUTES`.
-fn parse_ttl(v: &str) -> Result<i32> {
-    let t = v.trim();
-    if t.eq_ignore_ascii_case("FOREVER") {
-        return Ok(FOREVER);
-    }
-    if let Ok(n) = t.parse::<i64>() {
-        return i32::try_from(n)
-            .ok()
-            .filter(|n| *n > 0)
-            .ok_or_else(|| bad_attr("TTL", v));
-    }
-    let words: Vec<&str> = t.split_whitespace().collect();
-    if words.is_empty() || !words.len().is_multiple_of(2) {
-        return Err(bad_attr("TTL", v));
-    }
-    let mut total: i64 = 0;
-    for pair in words.chunks(2) {
-        let n: i64 = pair[0].parse().map_err(|_| bad_attr("TTL", v))?;
-        let unit = pair[1].to_ascii_uppercase();
-        let mult = match unit.trim_end_matches('S') {
-            "SECOND" => 1,
-            "MINUTE" => 60,
-            "HOUR" => 3600,
-            "DAY" => 86400,
-            _ => return Err(bad_attr("TTL", v)),
-        };
-        total = total.saturating_add(n.saturating_mul(mult));
-    }
-    i32::try_from(total)
-        .ok()
-        .filter(|n| *n > 0)
-        .ok_or_else(|| bad_attr("TTL", v))
-}
-
-impl FamilyDescriptor {
-    /// A family with HBase's defaults (`versions` from `hbase.column.max.version`).
-    pub fn new(name: impl Into<Vec<u8>>) -> FamilyDescriptor {
-        FamilyDescriptor {
-            name: name.into(),
-            versions: 1,
-            min_versions: 0,
-            ttl: FOREVER,
-            keep_deleted_cells: KeepDeletedCells::False,
-            encoding: DataBlockEncoding::None,
-            compression: Compression::None,
-            block_size: 65536,
-            bloom: BloomType::Row,
-            in_memory: false,
-            block_cache: true,
-            configuration: BTreeMap::new(),
-        }
-    }
-
-    /// Checks the name as `ColumnFamilyDescriptorBuilder.isLegalColumnFamilyName` does.
-    pub fn validate(&self) -> Result<()> {
-        let n = &self.name;
-        let shown = to_string_binary(n);
-        if n.is_empty() {
-            return Err(RegionError::InvalidMutation(
-                "Column Family name can not be empty".into(),
-            ));
-        }
-        if n[0] == b'.' {
-            return Err(RegionError::InvalidMutation(format!(
-                "Column Family names cannot start with a period: {shown}"
-            )));
-        }
-        if n.len() > cellar_types::MAX_FAMILY_LEN {
-            return Err(RegionError::InvalidMutation(format!(
-                "Column Family name is longer than 127 bytes: {shown}"
-            )));
-        }
-        if n.iter()
-            .any(|b| *b < 0x20 || *b == 0x7f || b":\\/".contains(b))
-            || n.as_slice() == b"recovered.edits"
-        {
-            return Err(RegionError::InvalidMutation(format!(
-                "Illegal character in column family name: {shown}"
-            )));
-        }
-        if self.min_versions > self.versions {
-            return Err(RegionError::InvalidMutation(format!(
-                "Minimum versions for column family {shown} must be <= the maximum versions"
-            )));
-        }
-        if self.versions == 0 {
-            return Err(RegionError::InvalidMutation(format!(
-                "Maximum versions for column family {shown} must be > 0"
-            )));
-        }
-        Ok(())
-    }
-
-    /// Sets one attribute given as the shell writes it.
-    pub fn set_attribute(&mut self, attr: &str, v: &str) -> Result<()> {
-        let key = attr.to_ascii_uppercase();
-        match key.as_str() {
-            "NAME" => self.name = v.as_bytes().to_vec(),
-            "VERSIONS" => self.versions = parse_num(attr, v)?,
-            "MIN_VERSIONS" => self.min_versions = parse_num(attr, v)?,
-            "TTL" => self.ttl = parse_ttl(v)?,
-            "KEEP_DELETED_CELLS" => {
-                self.keep_deleted_cells = match v.to_ascii_uppercase().as_str() {
-                    "FALSE" => KeepDeletedCells::False,
-                    "TRUE" => KeepDeletedCells::True,
-                    "TTL" => KeepDeletedCells::Ttl,
-                    _ => return Err(bad_attr(attr, v)),
-                }
-            }
-            "DATA_BLOCK_ENCODING" => {
-                self.encoding = DataBlockEncoding::from_name(&v.to_ascii_uppercase())
-                    .filter(|e| {
-                        matches!(
-                            e,
-                            DataBlockEncoding::None
-                                | DataBlockEncoding::Prefix
-                                | DataBlockEncoding::Diff
-                                | DataBlockEncoding::FastDiff
-                                | DataBlockEncoding::RowIndexV1
-                        )
-                    })
-                    .ok_or_else(|| bad_attr(attr, v))?
-            }
-            "COMPRESSION" => {
-                let c = Compression::from_name(v).ok_or_else(|| bad_attr(attr, v))?;
-                if !c.is_supported() {
-                    return Err(RegionError::InvalidMutation(format!(
-                        "Compression algorithm '{v}' is not supported by this build"
-                    )));
-                }
-                self.compression = c;
-            }
-            "BLOCKSIZE" => {
-                self.block_size = parse_num(attr, v)?;
-                if self.block_size == 0 {
-                    return Err(bad_attr(attr, v));
-                }
-            }
-            "BLOOMFILTER" => {
-                let prefix = self
-                    .configuration
-                    .get("RowPrefixBloomFilter.prefix_length")
-                    .and_then(|p| p.parse().ok());
-                self.bloom = BloomType::from_name(&v.to_ascii_uppercase(), prefix)
-                    .ok_or_else(|| bad_attr(attr, v))?
-            }
-            "IN_MEMORY" => self.in_memory = parse_bool(attr, v)?,
-            "BLOCKCACHE" => self.block_cache = parse_bool(attr, v)?,
-            // Accepted for compatibility; no effect on one machine.
-            "REPLICATION_SCOPE" => {
-                parse_num::<u32>(attr, v)?;
-            }
-            _ => {
-                return Err(RegionError::InvalidMutation(format!(
-                    "Unknown column family attribute {attr}"
-                )))
-            }
-        }
-        Ok(())
-    }
-
-    /// `(attribute, value)` pairs in the order HBase's `describe` prints them.
-    pub fn attributes(&self) -> Vec<(&'static str, String)> {
-        let ttl = if self.ttl == FOREVER {
-            "FOREVER".to_string()
-        } else {
-            format!("{} SECONDS", self.ttl)
-        };
-        vec![
-            ("NAME", String::from_utf8_lossy(&self.name).into_owned()),
-            ("BLOOMFILTER", self.bloom.name().to_string()),
-            ("IN_MEMORY", self.in_memory.to_string()),
-            ("VERSIONS", self.versions.to_string()),
-            (
-                "KEEP_DELETED_CELLS",
-                self.keep_deleted_cells.name().to_string(),
-            ),
-            ("DATA_BLOCK_ENCODING", self.encoding.name().to_string()),
-            ("COMPRESSION", self.compression.name().to_ascii_uppercase()),
-            ("TTL", ttl),
-            ("MIN_VERSIONS", self.min_versions.to_string()),
-            ("BLOCKCACHE", self.block_cache.to_string()),
-            ("BLOCKSIZE", self.block_size.to_string()),
-            ("REPLICATION_SCOPE", "0".to_string()),
-        ]
-    }
-
-    /// `{NAME => 'f', BLOOMFILTER => 'ROW', ...}` as HBase's shell prints a family.
-    pub fn describe(&self) -> String {
-        let mut s = String::from("{");
-        for (i, (k, v)) in self.attributes().iter().enumerate() {
-            if i > 0 {
-                s.push_str(", ");
-            }
-            let _ = write!(s, "{k} => '{v}'");
-        }
-        if !self.configuration.is_empty() {
-            s.push_str(", CONFIGURATION => {");
-            for (i, (k, v)) in self.configuration.iter().enumerate() {
-                if i > 0 {
-                    s.push_str(", ");
-                }
-                let _ = write!(s, "'{k}' => '{v}'");
-            }
-            s.push('}');
-        }
-        s.push('}');
-        s
-    }
-
-    /// TTL in milliseconds, or `None` when the family never expires.
-    pub fn ttl_millis(&self) -> Option<i64> {
-        (self.ttl != FOREVER).then_some(self.ttl as i64 * 1000)
+/// The store-file bloom of a family's `BLOOMFILTER`.
+pub fn bloom(b: BloomType) -> cellar_hfile::BloomType {
+    match b {
+        BloomType::None => cellar_hfile::BloomType::None,
+        BloomType::Row => cellar_hfile::BloomType::Row,
+        BloomType::RowCol => cellar_hfile::BloomType::RowCol,
+        BloomType::RowPrefixFixedLength(n) => cellar_hfile::BloomType::RowPrefixFixedLength(n),
     }
 }
 
-/// A table: its name, families and table attributes.
-#[derive(Debug, Clone, PartialEq)]
-pub struct TableDescriptor {
-    pub name: String,
-    pub families: Vec<FamilyDescriptor>,
-    pub durability: Durability,
-    /// `MEMSTORE_FLUSHSIZE`, overriding `hbase.hregion.memstore.flush.size`.
-    pub memstore_flush_size: Option<u64>,
-    /// `MAX_FILESIZE`.
-    pub max_file_size: Option<u64>,
-    pub compaction_enabled: bool,
-    pub read_only: bool,
-    /// `SPLIT_POLICY` (a class name, short or fully qualified).
-    pub split_policy: Option<String>,
-    /// Table `CONFIGURATION => {...}` (e.g. `KeyPrefixRegionSplitPolicy.prefix_length`).
-    pub configuration: BTreeMap<String, String>,
+/// Checks a descriptor (names, families) and that this engine can run it: its codecs
+/// and its split policy.
+pub fn check_descriptor(desc: &TableDescriptor) -> Result<()> {
+    desc.validate()?;
+    for f in &desc.families {
+        if !compression(f.compression).is_supported() {
+            return Err(RegionError::Api(cellar_api::Error::invalid(format!(
+                "Compression algorithm '{}' is not supported by this build",
+                f.compression.name().to_lowercase()
+            ))));
+        }
+    }
+    if let Some(p) = &desc.split_policy {
+        crate::split_policy::PolicyKind::parse(p)?;
+    }
+    Ok(())
 }
 
-impl TableDescriptor {
-    pub fn new(name: impl Into<String>) -> TableDescriptor {
-        TableDescriptor {
-            name: name.into(),
-            families: Vec::new(),
-            durability: Durability::UseDefault,
-            memstore_flush_size: None,
-            max_file_size: None,
-            compaction_enabled: true,
-            read_only: false,
-            split_policy: None,
-            configuration: BTreeMap::new(),
-        }
+/// The on-disk form.
+pub fn to_toml(desc: &TableDescriptor) -> String {
+    let mut table = toml::Table::new();
+    table.insert("name".into(), toml::Value::String(desc.name.clone()));
+    let mut attrs = toml::Table::new();
+    for (k, v) in desc.table_attributes() {
+        attrs.insert(k.into(), toml::Value::String(v));
     }
-
-    pub fn with_family(mut self, family: FamilyDescriptor) -> TableDescriptor {
-        self.families.push(family);
-        self
+    table.insert("attributes".into(), toml::Value::Table(attrs));
+    let mut conf = toml::Table::new();
+    for (k, v) in &desc.configuration {
+        conf.insert(k.clone(), toml::Value::String(v.clone()));
     }
-
-    pub fn family(&self, name: &[u8]) -> Option<&FamilyDescriptor> {
-        self.families.iter().find(|f| f.name == name)
-    }
-
-    /// Checks the table name (HBase's legal characters) and every family.
-    pub fn validate(&self) -> Result<()> {
-        let n = &self.name;
-        let legal = !n.is_empty()
-            && !n.starts_with('.')
-            && !n.starts_with('-')
-            && n.bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b"_-.".contains(&b));
-        if !legal {
-            return Err(RegionError::InvalidMutation(format!(
-                "Illegal table name '{n}': only alphanumeric characters, '_', '-' and '.' are allowed, and it may not start with '.' or '-'"
-            )));
-        }
-        if self.families.is_empty() {
-            return Err(RegionError::InvalidMutation(format!(
-                "Table {n} should have at least one column family."
-            )));
-        }
-        let mut seen = std::collections::BTreeSet::new();
-        for f in &self.families {
-            f.validate()?;
-            if !seen.insert(f.name.clone()) {
-                return Err(RegionError::InvalidMutation(format!(
-                    "Column family {} is specified more than once",
-                    to_string_binary(&f.name)
-                )));
+    table.insert("configuration".into(), toml::Value::Table(conf));
+    let mut fams = Vec::new();
+    for f in &desc.families {
+        let mut t = toml::Table::new();
+        t.insert(
+            "name_hex".into(),
+            toml::Value::String(cellar_types::to_hex(&f.name)),
+        );
+        for (k, v) in f.attributes() {
+            if k != "NAME" {
+                let v = if k == "TTL" { f.ttl.to_string() } else { v };
+                t.insert(k.into(), toml::Value::String(v));
             }
         }
-        Ok(())
-    }
-
-    /// Sets one table attribute given as the shell writes it.
-    pub fn set_attribute(&mut self, attr: &str, v: &str) -> Result<()> {
-        match attr.to_ascii_uppercase().as_str() {
-            "DURABILITY" => {
-                self.durability = v.parse().map_err(|_| bad_attr(attr, v))?;
-            }
-            "MEMSTORE_FLUSHSIZE" => self.memstore_flush_size = Some(parse_num(attr, v)?),
-            "MAX_FILESIZE" => self.max_file_size = Some(parse_num(attr, v)?),
-            "COMPACTION_ENABLED" => self.compaction_enabled = parse_bool(attr, v)?,
-            "READONLY" => self.read_only = parse_bool(attr, v)?,
-            "SPLIT_POLICY" => {
-                crate::split_policy::PolicyKind::parse(v)?;
-                self.split_policy = Some(v.to_string());
-            }
-            _ => {
-                return Err(RegionError::InvalidMutation(format!(
-                    "Unknown table attribute {attr}"
-                )))
-            }
-        }
-        Ok(())
-    }
-
-    /// Table attributes that differ from the defaults, as `describe` lists them.
-    pub fn table_attributes(&self) -> Vec<(&'static str, String)> {
-        let mut out = Vec::new();
-        if self.durability != Durability::UseDefault {
-            out.push(("DURABILITY", self.durability.name().to_string()));
-        }
-        if let Some(s) = self.memstore_flush_size {
-            out.push(("MEMSTORE_FLUSHSIZE", s.to_string()));
-        }
-        if let Some(s) = self.max_file_size {
-            out.push(("MAX_FILESIZE", s.to_string()));
-        }
-        if !self.compaction_enabled {
-            out.push(("COMPACTION_ENABLED", "false".into()));
-        }
-        if self.read_only {
-            out.push(("READONLY", "true".into()));
-        }
-        if let Some(p) = &self.split_policy {
-            out.push(("SPLIT_POLICY", p.clone()));
-        }
-        out
-    }
-
-    /// The on-disk form.
-    pub fn to_toml(&self) -> String {
-        let mut table = toml::Table::new();
-        table.insert("name".into(), toml::Value::String(self.name.clone()));
-        let mut attrs = toml::Table::new();
-        for (k, v) in self.table_attributes() {
-            attrs.insert(k.into(), toml::Value::String(v));
-        }
-        table.insert("attributes".into(), toml::Value::Table(attrs));
         let mut conf = toml::Table::new();
-        for (k, v) in &self.configuration {
+        for (k, v) in &f.configuration {
             conf.insert(k.clone(), toml::Value::String(v.clone()));
         }
-        table.insert("configuration".into(), toml::Value::Table(conf));
-        let mut fams = Vec::new();
-        for f in &self.families {
-            let mut t = toml::Table::new();
-            t.insert(
-                "name_hex".into(),
-                toml::Value::String(cellar_types::to_hex(&f.name)),
-            );
-            for (k, v) in f.attributes() {
-                if k != "NAME" {
-                    let v = if k == "TTL" { f.ttl.to_string() } else { v };
-                    t.insert(k.into(), toml::Value::String(v));
-                }
-            }
-            let mut conf = toml::Table::new();
-            for (k, v) in &f.configuration {
-                conf.insert(k.clone(), toml::Value::String(v.clone()));
-            }
-            t.insert("CONFIGURATION".into(), toml::Value::Table(conf));
-            fams.push(toml::Value::Table(t));
-        }
-        table.insert("families".into(), toml::Value::Array(fams));
-        table.to_string()
+        t.insert("CONFIGURATION".into(), toml::Value::Table(conf));
+        fams.push(toml::Value::Table(t));
     }
+    table.insert("families".into(), toml::Value::Array(fams));
+    table.to_string()
+}
 
-    /// Parses the on-disk form.
-    pub fn from_toml(text: &str) -> Result<TableDescriptor> {
-        let corrupt = |m: String| RegionError::CorruptStore {
-            path: ".tabledesc".into(),
-            reason: m,
-        };
-        let t: toml::Table = text.parse().map_err(|e| corrupt(format!("{e}")))?;
-        let name = t
-            .get("name")
-            .and_then(|v| v.as_str())
-            .ok_or_else(|| corrupt("no table name".into()))?;
-        let mut d = TableDescriptor::new(name);
-        if let Some(attrs) = t.get("attributes").and_then(|v| v.as_table()) {
-            for (k, v) in attrs {
-                d.set_attribute(k, v.as_str().unwrap_or_default())?;
-            }
+/// Parses the on-disk form.
+pub fn from_toml(text: &str) -> Result<TableDescriptor> {
+    let corrupt = |m: String| RegionError::CorruptStore {
+        path: ".tabledesc".into(),
+        reason: m,
+    };
+    let t: toml::Table = text.parse().map_err(|e| corrupt(format!("{e}")))?;
+    let name = t
+        .get("name")
+        .and_then(|v| v.as_str())
+        .ok_or_else(|| corrupt("no table name".into()))?;
+    let mut d = TableDescriptor::new(name);
+    if let Some(attrs) = t.get("attributes").and_then(|v| v.as_table()) {
+        for (k, v) in attrs {
+            d.set_attribute(k, v.as_str().unwrap_or_default())?;
         }
-        if let Some(conf) = t.get("configuration").and_then(|v| v.as_table()) {
+    }
+    if let Some(conf) = t.get("configuration").and_then(|v| v.as_table()) {
+        for (k, v) in conf {
+            d.configuration
+                .insert(k.clone(), v.as_str().unwrap_or_default().to_string());
+        }
+    }
+    for f in t
+        .get("families")
+        .and_then(|v| v.as_array())
+        .ok_or_else(|| corrupt("no families".into()))?
+    {
+        let f = f.as_table().ok_or_else(|| corrupt("bad family".into()))?;
+        let name = f
+            .get("name_hex")
+            .and_then(|v| v.as_str())
+            .and_then(cellar_types::from_hex)
+            .ok_or_else(|| corrupt("bad family name".into()))?;
+        let mut fd = FamilyDescriptor::new(name);
+        if let Some(conf) = f.get("CONFIGURATION").and_then(|v| v.as_table()) {
             for (k, v) in conf {
-                d.configuration
+                fd.configuration
                     .insert(k.clone(), v.as_str().unwrap_or_default().to_string());
             }
         }
-        for f in t
-            .get("families")
-            .and_then(|v| v.as_array())
-            .ok_or_else(|| corrupt("no families".into()))?
-        {
-            let f = f.as_table().ok_or_else(|| corrupt("bad family".into()))?;
-            let name = f
-                .get("name_hex")
-                .and_then(|v| v.as_str())
-                .and_then(cellar_types::from_hex)
-                .ok_or_else(|| corrupt("bad family name".into()))?;
-            let mut fd = FamilyDescriptor::new(name);
-            if let Some(conf) = f.get("CONFIGURATION").and_then(|v| v.as_table()) {
-                for (k, v) in conf {
-                    fd.configuration
-                        .insert(k.clone(), v.as_str().unwrap_or_default().to_string());
-                }
+        for (k, v) in f {
+            if k != "name_hex" && k != "CONFIGURATION" {
+                fd.set_attribute(k, v.as_str().unwrap_or_default())?;
             }
-            for (k, v) in f {
-                if k != "name_hex" && k != "CONFIGURATION" {
-                    fd.set_attribute(k, v.as_str().unwrap_or_default())?;
-                }
-            }
-            d.families.push(fd);
         }
-        Ok(d)
+        d.families.push(fd);
     }
-
-    /// `describe` body lines, as HBase's shell prints them.
-    pub fn describe(&self, enabled: bool) -> String {
-        let mut s = format!(
-            "Table {} is {}\n{}",
-            self.name,
-            if enabled { "ENABLED" } else { "DISABLED" },
-            self.name
-        );
-        let attrs = self.table_attributes();
-        if !attrs.is_empty() || !self.configuration.is_empty() {
-            s.push_str(", {TABLE_ATTRIBUTES => {");
-            let mut parts: Vec<String> =
-                attrs.iter().map(|(k, v)| format!("{k} => '{v}'")).collect();
-            if !self.configuration.is_empty() {
-                let conf: Vec<String> = self
-                    .configuration
-                    .iter()
-                    .map(|(k, v)| format!("'{k}' => '{v}'"))
-                    .collect();
-                parts.push(format!("CONFIGURATION => {{{}}}", conf.join(", ")));
-            }
-            s.push_str(&parts.join(", "));
-            s.push_str("}}");
-        }
-        s.push_str("\nCOLUMN FAMILIES DESCRIPTION\n");
-        for f in &self.families {
-            s.push_str(&f.describe());
-            s.push('\n');
-        }
-        s
-    }
+    Ok(d)
 }
 
 #[cfg(test)]
@@ -531,16 +155,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn defaults_describe_like_hbase() {
-        let f = FamilyDescriptor::new("d");
-        assert_eq!(
-            f.describe(),
-            "{NAME => 'd', BLOOMFILTER => 'ROW', IN_MEMORY => 'false', VERSIONS => '1', KEEP_DELETED_CELLS => 'FALSE', DATA_BLOCK_ENCODING => 'NONE', COMPRESSION => 'NONE', TTL => 'FOREVER', MIN_VERSIONS => '0', BLOCKCACHE => 'true', BLOCKSIZE => '65536', REPLICATION_SCOPE => '0'}"
-        );
-    }
-
-    #[test]
-    fn attributes_parse_and_round_trip() {
+    fn descriptors_round_trip_through_their_file() {
         let mut f = FamilyDescriptor::new("d");
         for (k, v) in [
             ("VERSIONS", "3"),
@@ -556,36 +171,21 @@ mod tests {
         ] {
             f.set_attribute(k, v).unwrap();
         }
-        assert_eq!(f.ttl, 86400 + 7200);
         let mut t = TableDescriptor::new("t1").with_family(f);
         t.set_attribute("DURABILITY", "FSYNC_WAL").unwrap();
         t.set_attribute("MEMSTORE_FLUSHSIZE", "1048576").unwrap();
-        t.validate().unwrap();
-        assert_eq!(TableDescriptor::from_toml(&t.to_toml()).unwrap(), t);
-        assert!(FamilyDescriptor::new("d")
-            .set_attribute("TTL", "0")
-            .is_err());
-        assert!(FamilyDescriptor::new("d")
-            .set_attribute("VERSIONS", "x")
-            .is_err());
-        assert!(FamilyDescriptor::new("d")
-            .set_attribute("COLOR", "red")
-            .is_err());
+        check_descriptor(&t).unwrap();
+        assert_eq!(from_toml(&to_toml(&t)).unwrap(), t);
     }
 
     #[test]
-    fn names_are_checked() {
-        for bad in ["", ".x", "a:b", "a/b"] {
-            assert!(FamilyDescriptor::new(bad).validate().is_err(), "{bad}");
-        }
-        assert!(TableDescriptor::new("ok_name-1.x")
-            .with_family(FamilyDescriptor::new("f"))
-            .validate()
-            .is_ok());
-        assert!(TableDescriptor::new("bad name")
-            .with_family(FamilyDescriptor::new("f"))
-            .validate()
-            .is_err());
-        assert!(TableDescriptor::new("nofam").validate().is_err());
+    fn what_the_engine_cannot_run_is_refused() {
+        let mut t = TableDescriptor::new("t").with_family(FamilyDescriptor::new("f"));
+        t.families[0].set_attribute("COMPRESSION", "LZO").unwrap();
+        let e = check_descriptor(&t).unwrap_err().to_string();
+        assert!(e.contains("'lzo' is not supported"), "{e}");
+        let mut t = TableDescriptor::new("t").with_family(FamilyDescriptor::new("f"));
+        t.set_attribute("SPLIT_POLICY", "NoSuchPolicy").unwrap();
+        assert!(check_descriptor(&t).is_err());
     }
 }

@@ -15,6 +15,10 @@ pub enum RegionError {
     Wal(#[from] cellar_wal::WalError),
     #[error(transparent)]
     Types(#[from] cellar_types::TypesError),
+    #[error(transparent)]
+    Api(#[from] cellar_api::Error),
+    #[error(transparent)]
+    Filter(#[from] cellar_filter::BuildError),
     #[error("RowTooBigException: Max row size allowed: {limit}, but the row is bigger than that, the row info: {row}, column family: {family}")]
     RowTooBig {
         limit: u64,

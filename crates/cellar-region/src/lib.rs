@@ -13,9 +13,7 @@ pub mod descriptor;
 mod error;
 pub mod matcher;
 pub mod memstore;
-pub mod mutation;
 pub mod mvcc;
-pub mod read;
 mod region;
 pub mod row_lock;
 pub mod scanner;
@@ -26,12 +24,15 @@ mod write;
 #[cfg(test)]
 mod visibility_tests;
 
-pub use cellar_filter::{parse_filter, parse_filter_bytes, Comparator, FilterSpec, ListOp};
+pub use cellar_api::{
+    Append, CheckAndMutate, CheckAndMutateResult, Columns, Comparator, CompareOp, Condition,
+    Delete, DeleteSpec, Durability, FamilyDescriptor, FilterSpec, Get, Increment, KeepDeletedCells,
+    ListOp, Mutation, Put, RowMutations, RowResult, Scan, TableDescriptor, TimeRange, FOREVER,
+};
+pub use cellar_filter::{parse_filter, parse_filter_bytes};
 pub use client_scanner::ClientScanner;
 pub use config::Config;
-pub use descriptor::{FamilyDescriptor, KeepDeletedCells, TableDescriptor, FOREVER};
+pub use descriptor::check_descriptor;
 pub use error::{RegionError, Result};
-pub use mutation::{Append, CompareOp, Condition, Delete, DeleteSpec, Increment, Mutation, Put};
-pub use read::{Columns, Get, RowResult, Scan, TimeRange};
 pub use region::{CompactionOutcome, Maintenance, Region, RegionContext, RegionMetrics};
 pub use scanner::{CallLimits, RegionScanner};

@@ -14,7 +14,7 @@ use cellar_types::{Cell, CellType, KeyRef};
 
 use crate::delete_tracker::{DeleteTracker, Masked};
 use crate::descriptor::{FamilyDescriptor, KeepDeletedCells};
-use crate::read::TimeRange;
+use cellar_api::TimeRange;
 
 /// What to do with a cell.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -23,10 +23,10 @@ use crate::descriptor::TableDescriptor;
 use crate::error::{RegionError, Result};
 use crate::matcher::{MatchParams, Matcher};
 use crate::mvcc::{Mvcc, ReadPoints};
-use crate::read::{Get, RowResult, Scan};
 use crate::row_lock::RowLocks;
 use crate::scanner::{RegionScanner, StoreScanner};
 use crate::store::Store;
+use cellar_api::{Get, RowResult, Scan};
 
 /// Background work a region asks for.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -559,6 +559,7 @@ impl Region {
                 cells: Vec::new(),
                 exists: None,
                 partial: false,
+                cursor: false,
             },
         };
         if get.check_existence_only {

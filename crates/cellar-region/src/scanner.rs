@@ -12,7 +12,7 @@ use crate::cursor::Heap;
 use crate::error::{RegionError, Result};
 use crate::matcher::{MatchCode, Matcher};
 use crate::mvcc::ReadPointGuard;
-use crate::read::{RowResult, Scan};
+use cellar_api::{RowResult, Scan};
 
 /// Why a store stopped reading a row.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -223,7 +223,7 @@ impl RegionScanner {
         scan: Scan,
         reader: Option<ReadPointGuard>,
     ) -> Result<RegionScanner> {
-        let mut filter = scan.filter.as_ref().map(|f| f.build());
+        let mut filter = scan.filter.as_ref().map(cellar_filter::build).transpose()?;
         if let Some(f) = &mut filter {
             f.set_reversed(scan.reversed);
             if f.has_filter_row() && scan.batch.is_some() {
@@ -343,6 +343,7 @@ impl RegionScanner {
                     cells,
                     exists: None,
                     partial: true,
+                    cursor: false,
                 }));
             }
             if let Some(f) = &mut self.filter {
@@ -366,6 +367,7 @@ impl RegionScanner {
                 cells,
                 exists: None,
                 partial: false,
+                cursor: false,
             }));
         }
         Ok(None)

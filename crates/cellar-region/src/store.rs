@@ -421,9 +421,9 @@ impl Store {
     pub fn writer_options(&self, now: i64) -> WriterOptions {
         WriterOptions {
             block_size: self.family.block_size as usize,
-            compression: self.family.compression,
-            encoding: self.family.encoding,
-            bloom: self.family.bloom,
+            compression: crate::descriptor::compression(self.family.compression),
+            encoding: crate::descriptor::encoding(self.family.encoding),
+            bloom: crate::descriptor::bloom(self.family.bloom),
             create_time: now,
             ..WriterOptions::default()
         }

@@ -13,10 +13,10 @@ use cellar_types::{Cell, CellType};
 use cellar_wal::{Wal, WalOptions};
 
 use crate::descriptor::{FamilyDescriptor, TableDescriptor};
-use crate::mutation::Put;
-use crate::read::{Get, Scan};
 use crate::region::{Region, RegionContext};
 use crate::Config;
+use cellar_api::Put;
+use cellar_api::{Get, Scan};
 
 const T0: i64 = 1_700_000_000_000;
 

@@ -10,9 +10,11 @@ use cellar_types::{to_string_binary, Cell, CellType, LATEST_TIMESTAMP};
 use cellar_wal::{Durability, WalEdit};
 
 use crate::error::{RegionError, Result};
-use crate::mutation::{Append, Condition, Delete, Increment, Mutation, Put};
-use crate::read::{Get, RowResult, TimeRange};
 use crate::region::{Maintenance, Region};
+use cellar_api::{
+    Append, CheckAndMutate, CheckAndMutateResult, Condition, Delete, Increment, Mutation, Put,
+};
+use cellar_api::{Get, RowResult, TimeRange};
 
 impl Region {
     /// Writes a Put.
@@ -54,6 +56,12 @@ impl Region {
         mutations: &[Mutation],
     ) -> Result<(bool, RowResult)> {
         self.apply(row, mutations, Some(condition))
+    }
+
+    /// HBase 2.4's `checkAndMutate(CheckAndMutate)`: the same, as one request.
+    pub fn check_and_mutate_request(&self, cam: &CheckAndMutate) -> Result<CheckAndMutateResult> {
+        let (success, result) = self.apply(&cam.row, &cam.mutations, Some(&cam.condition))?;
+        Ok(CheckAndMutateResult { success, result })
     }
 
     /// Applies each mutation on its own (atomic per row, not across rows).
@@ -242,18 +250,39 @@ impl Region {
     /// Checks the condition of a checkAndMutate; returns whether it holds and the
     /// timestamp of the cell it saw.
     fn check_condition(&self, row: &[u8], c: &Condition) -> Result<(bool, i64)> {
-        let cells = self.current(row, &c.family, &c.qualifier, 1, c.time_range)?;
-        let value_is_null = c.expected.as_ref().is_none_or(|v| v.is_empty());
-        let not_equal = c.op == crate::mutation::CompareOp::NotEqual;
-        Ok(match (cells.first(), value_is_null) {
-            (None, true) => (!not_equal, 0),
-            (Some(cell), true) => (cell.value().is_empty() != not_equal, cell.timestamp()),
-            (Some(cell), false) => {
-                let expected = c.expected.as_deref().unwrap_or_default();
-                (c.op.holds(expected.cmp(cell.value())), cell.timestamp())
+        match c {
+            Condition::Column {
+                family,
+                qualifier,
+                op,
+                expected,
+                time_range,
+            } => {
+                let cells = self.current(row, family, qualifier, 1, *time_range)?;
+                let value_is_null = expected.as_ref().is_none_or(|v| v.is_empty());
+                let not_equal = *op == cellar_api::CompareOp::NotEqual;
+                Ok(match (cells.first(), value_is_null) {
+                    (None, true) => (!not_equal, 0),
+                    (Some(cell), true) => (cell.value().is_empty() != not_equal, cell.timestamp()),
+                    (Some(cell), false) => {
+                        let expected = expected.as_deref().unwrap_or_default();
+                        (op.holds(expected.cmp(cell.value())), cell.timestamp())
+                    }
+                    (None, false) => (false, 0),
+                })
             }
-            (None, false) => (false, 0),
-        })
+            // As HBase's checkAndMutate with a filter: a Get of the row with the filter
+            // must return a cell; the first one's timestamp is what was seen.
+            Condition::Filter { filter, time_range } => {
+                let mut get = Get::new(row).filter(filter.clone());
+                get.time_range = *time_range;
+                let cells = self.get(&get)?.cells;
+                Ok(match cells.first() {
+                    Some(cell) => (true, cell.timestamp()),
+                    None => (false, 0),
+                })
+            }
+        }
     }
 
     fn apply(
@@ -270,8 +299,8 @@ impl Region {
             )));
         }
         self.validate(row, mutations)?;
-        if let Some(c) = condition {
-            self.family_checked(&c.family)?;
+        if let Some(family) = condition.and_then(|c| c.family()) {
+            self.family_checked(family)?;
         }
         self.check_resources()?;
         let guard = self
@@ -307,6 +336,7 @@ impl Region {
                 cells: if returns { results } else { Vec::new() },
                 exists: None,
                 partial: false,
+                cursor: false,
             },
         ))
     }

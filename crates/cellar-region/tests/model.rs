@@ -371,7 +371,7 @@ impl Model {
         reversed: bool,
         now: i64,
     ) -> Out {
-        let mut filter = spec.build();
+        let mut filter = cellar_filter::build(spec).expect("specs built by the model compile");
         filter.set_reversed(reversed);
         let mut out = Out::new();
         let mut order: Vec<&Vec<u8>> = rows.iter().collect();
@@ -854,7 +854,8 @@ fn run(seed: u64, steps: usize) {
                     .max_versions(maxv)
                     .reversed(reversed)
                     .filter(spec.clone());
-                if !spec.has_filter_row() && rng.random_bool(0.4) {
+                if !cellar_filter::has_filter_row(&spec).expect("compiles") && rng.random_bool(0.4)
+                {
                     s = s.batch(rng.random_range(1..4));
                 }
                 if rng.random_bool(0.3) {

@@ -5,13 +5,12 @@
 //! flushed to store files. Opening the log replays it, truncating a torn tail and
 //! refusing corruption in the middle.
 
-mod durability;
 mod error;
 mod record;
 mod replay;
 mod wal;
 
-pub use durability::Durability;
+pub use cellar_api::Durability;
 pub use error::{Result, WalError};
 pub use record::WalEdit;
 pub use replay::{ReplayReport, TornTail};

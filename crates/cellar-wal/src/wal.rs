@@ -13,10 +13,10 @@ use std::time::Duration;
 
 use cellar_io::{FileSystem, WritableFile};
 
-use crate::durability::Durability;
 use crate::error::{Result, WalError};
 use crate::record::{WalEdit, SEGMENT_MAGIC};
 use crate::replay::{replay, segment_path, ReplayReport, SegmentMeta};
+use cellar_api::Durability;
 
 /// Settings of the log.
 #[derive(Debug, Clone)]

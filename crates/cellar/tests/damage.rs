@@ -9,7 +9,8 @@ use std::path::{Path, PathBuf};
 mod common;
 
 use cellar::{Database, DbError};
-use cellar_hfile::{BlockType, BloomType, HFileReader};
+use cellar_api::BloomType;
+use cellar_hfile::{BlockType, HFileReader};
 use cellar_io::{FaultFs, FileSystem};
 use cellar_region::{FamilyDescriptor, Get, Put, Scan, TableDescriptor};
 use cellar_wal::Durability;

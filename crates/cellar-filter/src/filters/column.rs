@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use cellar_types::Cell;
 
 use super::first_on_column;
-use crate::compare::{Comparator, CompareOp};
+use crate::compare::{Comparable, CompareOp};
 use crate::filter::{Filter, ReturnCode};
 
 /// Columns whose qualifier starts with a prefix; seeks to it.
@@ -186,7 +186,7 @@ impl Filter for ColumnCountGet {
 #[derive(Debug)]
 pub struct FamilyCompare {
     pub op: CompareOp,
-    pub cmp: Comparator,
+    pub cmp: Comparable,
 }
 
 impl Filter for FamilyCompare {
@@ -202,7 +202,7 @@ impl Filter for FamilyCompare {
 #[derive(Debug)]
 pub struct QualifierCompare {
     pub op: CompareOp,
-    pub cmp: Comparator,
+    pub cmp: Comparable,
 }
 
 impl Filter for QualifierCompare {

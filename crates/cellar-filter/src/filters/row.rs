@@ -6,7 +6,7 @@ use std::cmp::Ordering;
 use cellar_types::Cell;
 
 use super::first_on_row;
-use crate::compare::{Comparator, CompareOp};
+use crate::compare::{Comparable, CompareOp};
 use crate::filter::{Filter, ReturnCode};
 
 /// Rows starting with a prefix; ends a forward scan once rows pass it and seeks to it
@@ -108,7 +108,7 @@ impl Filter for InclusiveStop {
 #[derive(Debug)]
 pub struct RowCompare {
     pub op: CompareOp,
-    pub cmp: Comparator,
+    pub cmp: Comparable,
     pub filter_out: bool,
 }
 

@@ -5,14 +5,14 @@ use std::collections::HashSet;
 
 use cellar_types::Cell;
 
-use crate::compare::{Comparator, CompareOp};
+use crate::compare::{Comparable, CompareOp};
 use crate::filter::{Filter, ReturnCode};
 
 /// Cells whose value satisfies `value OP operand`.
 #[derive(Debug)]
 pub struct ValueCompare {
     pub op: CompareOp,
-    pub cmp: Comparator,
+    pub cmp: Comparable,
 }
 
 impl Filter for ValueCompare {
@@ -32,7 +32,7 @@ pub struct ColumnValue {
     pub family: Vec<u8>,
     pub qualifier: Vec<u8>,
     pub op: CompareOp,
-    pub cmp: Comparator,
+    pub cmp: Comparable,
     pub column_found: bool,
 }
 
@@ -64,7 +64,7 @@ pub struct SingleColumnValue {
     pub family: Vec<u8>,
     pub qualifier: Vec<u8>,
     pub op: CompareOp,
-    pub cmp: Comparator,
+    pub cmp: Comparable,
     pub filter_if_missing: bool,
     pub latest_version_only: bool,
     pub exclude: bool,
@@ -128,7 +128,7 @@ pub struct DependentColumn {
     pub family: Vec<u8>,
     pub qualifier: Vec<u8>,
     pub drop_dependent: bool,
-    pub compare: Option<(CompareOp, Comparator)>,
+    pub compare: Option<(CompareOp, Comparable)>,
     pub stamps: HashSet<i64>,
 }
 

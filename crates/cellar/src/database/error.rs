@@ -11,6 +11,8 @@ pub enum DbError {
     #[error(transparent)]
     Region(#[from] cellar_region::RegionError),
     #[error(transparent)]
+    Api(#[from] cellar_api::Error),
+    #[error(transparent)]
     Io(#[from] cellar_io::IoError),
     #[error(transparent)]
     Wal(#[from] cellar_wal::WalError),

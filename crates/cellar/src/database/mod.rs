@@ -276,7 +276,7 @@ impl Database {
                 f.versions = self.inner.config.column_max_version;
             }
         }
-        desc.validate()?;
+        cellar_region::check_descriptor(&desc)?;
         cellar_region::split_policy::SplitPolicy::for_table(&desc, &self.inner.config, 0)?;
         let keys = catalog::check_splits(split_keys)
             .map_err(|m| DbError::Region(cellar_region::RegionError::InvalidMutation(m)))?;
@@ -352,7 +352,7 @@ impl Database {
     pub fn alter_table(
         &self,
         name: &str,
-        change: impl FnOnce(&mut TableDescriptor) -> cellar_region::Result<()>,
+        change: impl FnOnce(&mut TableDescriptor) -> cellar_api::Result<()>,
     ) -> Result<()> {
         let mut tables = lock_mut(&self.inner.tables);
         let t = tables
@@ -361,7 +361,7 @@ impl Database {
         let mut desc = t.desc.clone();
         change(&mut desc)?;
         desc.name = name.to_string();
-        desc.validate()?;
+        cellar_region::check_descriptor(&desc)?;
         cellar_region::split_policy::SplitPolicy::for_table(&desc, &self.inner.config, 0)?;
         for slot in &mut t.regions {
             if let Some(r) = slot.region.take() {
@@ -549,7 +549,11 @@ impl Inner {
 
     fn write_desc(&self, desc: &TableDescriptor) -> Result<()> {
         let path = table_dir(&self.root, &desc.name).join(".tabledesc");
-        write_atomic(self.fs.as_ref(), &path, desc.to_toml().as_bytes())
+        write_atomic(
+            self.fs.as_ref(),
+            &path,
+            cellar_region::descriptor::to_toml(desc).as_bytes(),
+        )
     }
 
     fn write_state(&self, table: &str, enabled: bool) -> Result<()> {
@@ -578,7 +582,7 @@ impl Inner {
             }
             let text = String::from_utf8_lossy(&cellar_io::read_all(self.fs.as_ref(), &desc_path)?)
                 .into_owned();
-            let desc = TableDescriptor::from_toml(&text)?;
+            let desc = cellar_region::descriptor::from_toml(&text)?;
             let state: toml::Table =
                 String::from_utf8_lossy(&cellar_io::read_all(self.fs.as_ref(), &state_path)?)
                     .parse()

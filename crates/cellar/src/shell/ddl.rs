@@ -254,7 +254,7 @@ pub(super) fn alter(db: &Database, c: &CommandLine, out: &mut String) -> CmdResu
     }
     db.alter_table(&name, |desc| {
         for spec in &specs {
-            let to_err = cellar_region::RegionError::InvalidMutation;
+            let to_err = |m: String| cellar_api::Error::invalid(m);
             match spec {
                 Value::Str(_) | Value::Const(_) => {
                     let fname = spec.bytes().unwrap_or_default();

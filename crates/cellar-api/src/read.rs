@@ -2,8 +2,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use cellar_filter::FilterSpec;
-use cellar_types::Cell;
+use crate::filter::FilterSpec;
 
 /// `[min, max)` in milliseconds, as HBase's `TimeRange`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -171,6 +170,10 @@ pub struct Scan {
     pub reversed: bool,
     /// Put the blocks this scan reads into the block cache (`setCacheBlocks`).
     pub cache_blocks: bool,
+    /// `setNeedCursorResult`: a scan that returns to the client while skipping rows
+    /// (a size or time limit reached without a result) answers a cursor result naming
+    /// the row it reached.
+    pub need_cursor_result: bool,
 }
 
 impl Default for Scan {
@@ -198,7 +201,13 @@ impl Scan {
             caching: None,
             reversed: false,
             cache_blocks: true,
+            need_cursor_result: false,
         }
+    }
+
+    pub fn need_cursor_result(mut self, need: bool) -> Scan {
+        self.need_cursor_result = need;
+        self
     }
 
     pub fn cache_blocks(mut self, cache: bool) -> Scan {
@@ -335,38 +344,5 @@ impl Scan {
             cmp == std::cmp::Ordering::Less
         };
         before || (cmp == std::cmp::Ordering::Equal && !self.start_inclusive)
-    }
-}
-
-/// The cells of one row, in HBase order.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct RowResult {
-    pub row: Vec<u8>,
-    pub cells: Vec<Cell>,
-    /// For `check_existence_only` Gets.
-    pub exists: Option<bool>,
-    /// More cells of this row may follow in the next Result (`mayHaveMoreCellsInRow`).
-    pub partial: bool,
-}
-
-impl RowResult {
-    pub fn is_empty(&self) -> bool {
-        self.cells.is_empty()
-    }
-
-    /// The newest value of a column.
-    pub fn value(&self, family: &[u8], qualifier: &[u8]) -> Option<&[u8]> {
-        self.cells
-            .iter()
-            .find(|c| c.family() == family && c.qualifier() == qualifier)
-            .map(|c| c.value())
-    }
-
-    /// Serialized size of the cells.
-    pub fn size(&self) -> u64 {
-        self.cells
-            .iter()
-            .map(|c| c.serialized_size(true) as u64)
-            .sum()
     }
 }

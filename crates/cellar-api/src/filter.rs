@@ -1,13 +1,98 @@
-//! The declarative form of a filter tree: what a Scan carries and the parser produces.
+//! Filter specifications: the declarative, clonable filter tree a Get or Scan carries
+//! (HBase's filters by name and arguments), the compare operators and comparators, and
+//! the filter-language text of a tree. Running a filter is the engine's business
+//! (`cellar-filter` builds the stateful filter from a spec).
 
+use std::cmp::Ordering;
 use std::fmt;
 
 use cellar_types::to_string_binary;
 
-use crate::compare::{Comparator, CompareOp};
-use crate::filter::Filter;
-use crate::filters::{column, row, value};
-use crate::list::{FilterList, SkipFilter, WhileMatchFilter};
+/// HBase's `CompareOperator`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CompareOp {
+    Less,
+    LessOrEqual,
+    Equal,
+    NotEqual,
+    GreaterOrEqual,
+    Greater,
+    NoOp,
+}
+
+impl CompareOp {
+    pub fn name(self) -> &'static str {
+        match self {
+            CompareOp::Less => "LESS",
+            CompareOp::LessOrEqual => "LESS_OR_EQUAL",
+            CompareOp::Equal => "EQUAL",
+            CompareOp::NotEqual => "NOT_EQUAL",
+            CompareOp::GreaterOrEqual => "GREATER_OR_EQUAL",
+            CompareOp::Greater => "GREATER",
+            CompareOp::NoOp => "NO_OP",
+        }
+    }
+
+    /// Parses `LESS`… or the filter language's `<`, `<=`, `=`, `!=`, `>=`, `>`.
+    pub fn from_name(s: &str) -> Option<CompareOp> {
+        Some(match s.to_ascii_uppercase().as_str() {
+            "LESS" | "<" => CompareOp::Less,
+            "LESS_OR_EQUAL" | "<=" => CompareOp::LessOrEqual,
+            "EQUAL" | "=" => CompareOp::Equal,
+            "NOT_EQUAL" | "!=" => CompareOp::NotEqual,
+            "GREATER_OR_EQUAL" | ">=" => CompareOp::GreaterOrEqual,
+            "GREATER" | ">" => CompareOp::Greater,
+            "NO_OP" => CompareOp::NoOp,
+            _ => return None,
+        })
+    }
+
+    /// Whether `left OP right` holds, given `ordering` = left compared with right.
+    pub fn holds(self, ordering: Ordering) -> bool {
+        match self {
+            CompareOp::Less => ordering == Ordering::Less,
+            CompareOp::LessOrEqual => ordering != Ordering::Greater,
+            CompareOp::Equal => ordering == Ordering::Equal,
+            CompareOp::NotEqual => ordering != Ordering::Equal,
+            CompareOp::GreaterOrEqual => ordering != Ordering::Less,
+            CompareOp::Greater => ordering == Ordering::Greater,
+            CompareOp::NoOp => false,
+        }
+    }
+}
+
+/// What a filter compares cell bytes with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Comparator {
+    /// Whole-value lexicographic comparison.
+    Binary(Vec<u8>),
+    /// Compares only as many bytes as the operand has.
+    BinaryPrefix(Vec<u8>),
+    /// Equal when the regular expression (Java syntax) finds a match (EQUAL / NOT_EQUAL
+    /// only).
+    RegexString(String),
+    /// Equal when the value contains the text, case-insensitively (EQUAL / NOT_EQUAL
+    /// only); held lower-cased, as HBase's `SubstringComparator` does.
+    Substring(String),
+}
+
+impl Comparator {
+    /// A substring comparator (case-insensitive, as HBase lower-cases both sides).
+    pub fn substring(s: &str) -> Comparator {
+        Comparator::Substring(s.to_lowercase())
+    }
+}
+
+impl fmt::Display for Comparator {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Comparator::Binary(v) => write!(f, "binary:{}", to_string_binary(v)),
+            Comparator::BinaryPrefix(v) => write!(f, "binaryprefix:{}", to_string_binary(v)),
+            Comparator::RegexString(s) => write!(f, "regexstring:{s}"),
+            Comparator::Substring(s) => write!(f, "substring:{s}"),
+        }
+    }
+}
 
 /// How a FilterList combines its filters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -75,127 +160,6 @@ pub enum FilterSpec {
     WhileMatch(Box<FilterSpec>),
     Skip(Box<FilterSpec>),
     List(ListOp, Vec<FilterSpec>),
-}
-
-impl FilterSpec {
-    /// A stateful filter for one scanner.
-    pub fn build(&self) -> Box<dyn Filter> {
-        match self {
-            FilterSpec::KeyOnly { len_as_value } => Box::new(column::KeyOnly {
-                len_as_value: *len_as_value,
-            }),
-            FilterSpec::FirstKeyOnly => Box::new(row::FirstKeyOnly::default()),
-            FilterSpec::Prefix(p) => Box::new(row::Prefix::new(p.clone())),
-            FilterSpec::ColumnPrefix(p) => Box::new(column::ColumnPrefix { prefix: p.clone() }),
-            FilterSpec::MultipleColumnPrefix(ps) => Box::new(column::MultipleColumnPrefix::new(ps)),
-            FilterSpec::ColumnRange {
-                min,
-                min_inclusive,
-                max,
-                max_inclusive,
-            } => Box::new(column::ColumnRange {
-                min: min.clone(),
-                min_inclusive: *min_inclusive,
-                max: max.clone(),
-                max_inclusive: *max_inclusive,
-            }),
-            FilterSpec::ColumnPagination {
-                limit,
-                offset,
-                column_offset,
-            } => Box::new(column::ColumnPagination {
-                limit: *limit,
-                offset: *offset,
-                column_offset: column_offset.clone(),
-                count: 0,
-            }),
-            FilterSpec::ColumnCountGet(n) => Box::new(column::ColumnCountGet {
-                limit: *n,
-                count: 0,
-            }),
-            FilterSpec::Page(n) => Box::new(row::Page {
-                page_size: *n,
-                rows_accepted: 0,
-            }),
-            FilterSpec::InclusiveStop(r) => Box::new(row::InclusiveStop {
-                stop: r.clone(),
-                done: false,
-                reversed: false,
-            }),
-            FilterSpec::Timestamps(ts) => Box::new(column::Timestamps::new(ts)),
-            FilterSpec::Row(op, c) => Box::new(row::RowCompare {
-                op: *op,
-                cmp: c.clone(),
-                filter_out: false,
-            }),
-            FilterSpec::Family(op, c) => Box::new(column::FamilyCompare {
-                op: *op,
-                cmp: c.clone(),
-            }),
-            FilterSpec::Qualifier(op, c) => Box::new(column::QualifierCompare {
-                op: *op,
-                cmp: c.clone(),
-            }),
-            FilterSpec::Value(op, c) => Box::new(value::ValueCompare {
-                op: *op,
-                cmp: c.clone(),
-            }),
-            FilterSpec::ColumnValue {
-                family,
-                qualifier,
-                op,
-                comparator,
-            } => Box::new(value::ColumnValue {
-                family: family.clone(),
-                qualifier: qualifier.clone(),
-                op: *op,
-                cmp: comparator.clone(),
-                column_found: false,
-            }),
-            FilterSpec::SingleColumnValue {
-                family,
-                qualifier,
-                op,
-                comparator,
-                filter_if_missing,
-                latest_version_only,
-                exclude,
-            } => Box::new(value::SingleColumnValue {
-                family: family.clone(),
-                qualifier: qualifier.clone(),
-                op: *op,
-                cmp: comparator.clone(),
-                filter_if_missing: *filter_if_missing,
-                latest_version_only: *latest_version_only,
-                exclude: *exclude,
-                found: false,
-                matched: false,
-            }),
-            FilterSpec::DependentColumn {
-                family,
-                qualifier,
-                drop_dependent,
-                compare,
-            } => Box::new(value::DependentColumn {
-                family: family.clone(),
-                qualifier: qualifier.clone(),
-                drop_dependent: *drop_dependent,
-                compare: compare.clone(),
-                stamps: Default::default(),
-            }),
-            FilterSpec::WhileMatch(f) => Box::new(WhileMatchFilter::new(f.build())),
-            FilterSpec::Skip(f) => Box::new(SkipFilter::new(f.build())),
-            FilterSpec::List(op, fs) => {
-                Box::new(FilterList::new(*op, fs.iter().map(|f| f.build()).collect()))
-            }
-        }
-    }
-
-    /// Whether the tree uses row-level hooks (then batching a row is refused, as HBase's
-    /// `IncompatibleFilterException`).
-    pub fn has_filter_row(&self) -> bool {
-        self.build().has_filter_row()
-    }
 }
 
 fn q(b: &[u8]) -> String {

@@ -1,9 +1,9 @@
-//! What a write asks for: Put, Delete (four marker kinds), Increment, Append, and the
-//! conditional checkAndMutate, with HBase's client-side meaning.
+//! What a write asks for: Put, Delete (four marker kinds), Increment, Append, and
+//! RowMutations (several of one row, atomically), with HBase's client-side meaning.
 
 use cellar_types::{CellType, LATEST_TIMESTAMP};
-use cellar_wal::Durability;
 
+use crate::durability::Durability;
 use crate::read::TimeRange;
 
 /// A cell of a Put: (family, qualifier, timestamp, value).
@@ -286,58 +286,24 @@ impl From<Append> for Mutation {
     }
 }
 
-pub use cellar_filter::CompareOp;
-
-/// The condition of a checkAndMutate on one column: `expected OP stored` (the expected
-/// value on the left, as HBase compares), or absence when `expected` is `None`/empty.
+/// Several mutations of one row, applied atomically (`RowMutations`).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Condition {
-    pub family: Vec<u8>,
-    pub qualifier: Vec<u8>,
-    pub op: CompareOp,
-    pub expected: Option<Vec<u8>>,
-    pub time_range: TimeRange,
+pub struct RowMutations {
+    pub row: Vec<u8>,
+    pub mutations: Vec<Mutation>,
 }
 
-impl Condition {
-    /// `ifNotExists(f, q)`.
-    pub fn not_exists(family: impl Into<Vec<u8>>, qualifier: impl Into<Vec<u8>>) -> Condition {
-        Condition {
-            family: family.into(),
-            qualifier: qualifier.into(),
-            op: CompareOp::Equal,
-            expected: None,
-            time_range: TimeRange::ALL,
+impl RowMutations {
+    pub fn new(row: impl Into<Vec<u8>>) -> RowMutations {
+        RowMutations {
+            row: row.into(),
+            mutations: Vec::new(),
         }
     }
 
-    /// `ifEquals(f, q, v)`.
-    pub fn equals(
-        family: impl Into<Vec<u8>>,
-        qualifier: impl Into<Vec<u8>>,
-        value: impl Into<Vec<u8>>,
-    ) -> Condition {
-        Condition::matches(family, qualifier, CompareOp::Equal, value)
-    }
-
-    /// `ifMatches(f, q, op, v)`.
-    pub fn matches(
-        family: impl Into<Vec<u8>>,
-        qualifier: impl Into<Vec<u8>>,
-        op: CompareOp,
-        value: impl Into<Vec<u8>>,
-    ) -> Condition {
-        Condition {
-            family: family.into(),
-            qualifier: qualifier.into(),
-            op,
-            expected: Some(value.into()),
-            time_range: TimeRange::ALL,
-        }
-    }
-
-    pub fn time_range(mut self, min: i64, max: i64) -> Condition {
-        self.time_range = TimeRange::new(min, max);
+    /// Adds a mutation; it must be of the same row.
+    pub fn with(mut self, m: impl Into<Mutation>) -> RowMutations {
+        self.mutations.push(m.into());
         self
     }
 }
