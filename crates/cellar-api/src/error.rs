@@ -60,6 +60,8 @@ pub enum ErrorKind {
     Io,
     /// The server stopped writing after a failed log write or sync; it must restart.
     ServerAborted,
+    /// The server is shutting down.
+    ServerStopped,
     /// The database is held by another process.
     Locked,
 }
@@ -93,6 +95,9 @@ impl ErrorKind {
             ErrorKind::ServerAborted => {
                 "org.apache.hadoop.hbase.regionserver.RegionServerAbortedException"
             }
+            ErrorKind::ServerStopped => {
+                "org.apache.hadoop.hbase.regionserver.RegionServerStoppedException"
+            }
             ErrorKind::Locked => "org.apache.hadoop.hbase.DoNotRetryIOException",
         }
     }
@@ -100,9 +105,10 @@ impl ErrorKind {
     /// Whether a retry can help, and how.
     pub fn retry(self) -> Retry {
         match self {
-            ErrorKind::NotServingRegion | ErrorKind::WrongRegion | ErrorKind::ServerAborted => {
-                Retry::Relocate
-            }
+            ErrorKind::NotServingRegion
+            | ErrorKind::WrongRegion
+            | ErrorKind::ServerAborted
+            | ErrorKind::ServerStopped => Retry::Relocate,
             ErrorKind::RegionTooBusy | ErrorKind::LockTimeout | ErrorKind::Io => Retry::Backoff,
             ErrorKind::RowTooBig
             | ErrorKind::TableNotFound
@@ -173,6 +179,23 @@ impl fmt::Display for Error {
 impl std::error::Error for Error {}
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl From<&cellar_types::TypesError> for ErrorKind {
+    /// A cell that breaks a limit is a bad request; a key or KeyValue that does not
+    /// parse comes from stored or received bytes that are damaged.
+    fn from(e: &cellar_types::TypesError) -> ErrorKind {
+        use cellar_types::TypesError;
+        match e {
+            TypesError::RowTooLong { .. }
+            | TypesError::FamilyTooLong { .. }
+            | TypesError::TagsTooLong { .. }
+            | TypesError::BadEscape { .. } => ErrorKind::InvalidRequest,
+            TypesError::UnknownType { .. }
+            | TypesError::MalformedKey { .. }
+            | TypesError::MalformedKeyValue { .. } => ErrorKind::Corrupt,
+        }
+    }
+}
 
 #[cfg(test)]
 mod tests {

@@ -15,6 +15,12 @@ pub struct BuildError {
     pub reason: String,
 }
 
+impl BuildError {
+    pub fn kind(&self) -> cellar_api::ErrorKind {
+        cellar_api::ErrorKind::InvalidRequest
+    }
+}
+
 fn compile(c: &Comparator) -> Result<Comparable, BuildError> {
     Comparable::compile(c).map_err(|reason| BuildError { reason })
 }

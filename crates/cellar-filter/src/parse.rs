@@ -27,6 +27,19 @@ impl fmt::Display for ParseError {
 
 impl std::error::Error for ParseError {}
 
+impl ParseError {
+    /// A filter string that does not parse is a bad request.
+    pub fn kind(&self) -> cellar_api::ErrorKind {
+        cellar_api::ErrorKind::InvalidRequest
+    }
+}
+
+impl From<ParseError> for cellar_api::Error {
+    fn from(e: ParseError) -> cellar_api::Error {
+        cellar_api::Error::new(e.kind(), e.to_string())
+    }
+}
+
 type PResult<T> = Result<T, ParseError>;
 
 #[derive(Debug, Clone, PartialEq)]

@@ -5,6 +5,7 @@ use cellar_types::TypesError;
 
 /// A store-file failure.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum HFileError {
     #[error(transparent)]
     Io(#[from] IoError),
@@ -32,6 +33,22 @@ impl HFileError {
         HFileError::Corrupt {
             offset,
             reason: reason.into(),
+        }
+    }
+}
+
+impl HFileError {
+    /// What kind of failure this is for a client.
+    pub fn kind(&self) -> cellar_api::ErrorKind {
+        use cellar_api::ErrorKind;
+        match self {
+            HFileError::Io(e) => e.kind(),
+            HFileError::Checksum { .. } | HFileError::Corrupt { .. } => ErrorKind::Corrupt,
+            HFileError::Unsupported { .. } => ErrorKind::Unsupported,
+            HFileError::Cell(e) => e.into(),
+            // Cells out of order reaching a writer is a fault of the server itself.
+            HFileError::OutOfOrder { .. } => ErrorKind::Io,
+            HFileError::InvalidOption(_) => ErrorKind::InvalidRequest,
         }
     }
 }

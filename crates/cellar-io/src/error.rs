@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 /// An I/O failure, with the operation and path that failed.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum IoError {
     #[error("{op} {path}: {source}")]
     Os {
@@ -37,6 +38,20 @@ impl IoError {
                 path: path.to_path_buf(),
                 source,
             }
+        }
+    }
+}
+
+impl IoError {
+    /// What kind of failure this is for a client.
+    pub fn kind(&self) -> cellar_api::ErrorKind {
+        use cellar_api::ErrorKind;
+        match self {
+            IoError::Os { .. } | IoError::NotFound { .. } | IoError::Injected { .. } => {
+                ErrorKind::Io
+            }
+            // A file shorter than its own metadata says.
+            IoError::ShortRead { .. } => ErrorKind::Corrupt,
         }
     }
 }

@@ -8,8 +8,6 @@
 
 use std::collections::VecDeque;
 
-use cellar_types::to_string_binary;
-
 use crate::config::Config;
 use crate::error::{RegionError, Result};
 use crate::scanner::{CallLimits, RegionScanner};
@@ -91,8 +89,8 @@ impl ClientScanner {
                 if *bytes > self.max_row_size {
                     return Err(RegionError::RowTooBig {
                         limit: self.max_row_size,
-                        row: to_string_binary(&r.row),
-                        family: String::new(),
+                        row: r.row.clone(),
+                        family: Vec::new(),
                     });
                 }
                 acc.cells.extend(r.cells);

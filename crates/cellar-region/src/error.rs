@@ -1,11 +1,17 @@
 //! The region engine's error type. Variants named after HBase's exceptions carry the
-//! same meaning (RowTooBig, RegionTooBusy, DoNotRetry for bad input).
+//! same meaning (RowTooBig, RegionTooBusy, DoNotRetry for bad input); rows, families and
+//! qualifiers are held as bytes and escaped (HBase's `toStringBinary`) only when the
+//! error is printed. [`RegionError::kind`] maps every variant onto the client's
+//! [`ErrorKind`].
 
+use cellar_api::ErrorKind;
+use cellar_types::to_string_binary;
 use thiserror::Error;
 
 pub type Result<T, E = RegionError> = std::result::Result<T, E>;
 
 #[derive(Debug, Error)]
+#[non_exhaustive]
 pub enum RegionError {
     #[error(transparent)]
     Io(#[from] cellar_io::IoError),
@@ -19,22 +25,34 @@ pub enum RegionError {
     Api(#[from] cellar_api::Error),
     #[error(transparent)]
     Filter(#[from] cellar_filter::BuildError),
-    #[error("RowTooBigException: Max row size allowed: {limit}, but the row is bigger than that, the row info: {row}, column family: {family}")]
+    #[error("RowTooBigException: Max row size allowed: {limit}, but the row is bigger than that, the row info: {}, column family: {}", to_string_binary(.row), to_string_binary(.family))]
     RowTooBig {
         limit: u64,
-        row: String,
-        family: String,
+        row: Vec<u8>,
+        family: Vec<u8>,
     },
     #[error("RegionTooBusyException: Over memstore limit={limit}, regionName={region}")]
     RegionTooBusy { region: String, limit: u64 },
-    #[error("Cell[{cell}] with size {size} exceeds limit of {limit} bytes")]
-    CellTooLarge { cell: String, size: u64, limit: u64 },
-    #[error("Column family {family} does not exist in region {region}")]
-    NoSuchColumnFamily { family: String, region: String },
-    #[error("WrongRegionException: Requested row out of range for region {region}: {row}")]
-    WrongRegion { row: String, region: String },
-    #[error("Timed out waiting for lock for row: {row} in region {region}")]
-    RowLockTimeout { row: String, region: String },
+    #[error("Cell[{}/{}:{}] with size {size} exceeds limit of {limit} bytes", to_string_binary(.row), to_string_binary(.family), to_string_binary(.qualifier))]
+    CellTooLarge {
+        row: Vec<u8>,
+        family: Vec<u8>,
+        qualifier: Vec<u8>,
+        size: u64,
+        limit: u64,
+    },
+    #[error("Column family {} does not exist in region {region}", to_string_binary(.family))]
+    NoSuchColumnFamily { family: Vec<u8>, region: String },
+    #[error("WrongRegionException: Requested row out of range for region {region}: {}", to_string_binary(.row))]
+    WrongRegion { row: Vec<u8>, region: String },
+    /// A later row of a multi-row mutation lies outside the region.
+    #[error("Requested row out of range '{}'", to_string_binary(.row))]
+    RowOutOfRange { row: Vec<u8> },
+    /// A mutation of another row inside a one-row request.
+    #[error("The row in {} doesn't match the original one {}", to_string_binary(.row), to_string_binary(.expected))]
+    RowMismatch { row: Vec<u8>, expected: Vec<u8> },
+    #[error("Timed out waiting for lock for row: {} in region {region}", to_string_binary(.row))]
+    RowLockTimeout { row: Vec<u8>, region: String },
     #[error("Field is not a long, it's {len} bytes wide")]
     NotALong { len: usize },
     #[error("{0}")]
@@ -64,11 +82,44 @@ impl RegionError {
         }
     }
 
+    /// What kind of failure this is for a client.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            RegionError::Io(e) => e.kind(),
+            RegionError::HFile(e) => e.kind(),
+            RegionError::Wal(e) => e.kind(),
+            RegionError::Types(e) => e.into(),
+            RegionError::Api(e) => e.kind(),
+            RegionError::Filter(e) => e.kind(),
+            RegionError::RowTooBig { .. } => ErrorKind::RowTooBig,
+            RegionError::RegionTooBusy { .. } => ErrorKind::RegionTooBusy,
+            RegionError::CellTooLarge { .. } => ErrorKind::InvalidRequest,
+            RegionError::NoSuchColumnFamily { .. } => ErrorKind::NoSuchColumnFamily,
+            RegionError::WrongRegion { .. } => ErrorKind::WrongRegion,
+            RegionError::RowOutOfRange { .. } => ErrorKind::InvalidRequest,
+            RegionError::RowMismatch { .. } => ErrorKind::InvalidRequest,
+            RegionError::RowLockTimeout { .. } => ErrorKind::LockTimeout,
+            RegionError::NotALong { .. } => ErrorKind::InvalidRequest,
+            RegionError::InvalidMutation(_) => ErrorKind::InvalidRequest,
+            RegionError::InvalidRead(_) => ErrorKind::InvalidRequest,
+            RegionError::Closed(_) => ErrorKind::NotServingRegion,
+            RegionError::CorruptStore { .. } => ErrorKind::Corrupt,
+            RegionError::StoreFile { source, .. } => source.kind(),
+            RegionError::Config(_) => ErrorKind::InvalidRequest,
+        }
+    }
+
     /// Whether retrying the same request later may succeed (HBase's retryable exceptions).
     pub fn is_retryable(&self) -> bool {
         matches!(
             self,
             RegionError::RegionTooBusy { .. } | RegionError::RowLockTimeout { .. }
         )
+    }
+}
+
+impl From<RegionError> for cellar_api::Error {
+    fn from(e: RegionError) -> cellar_api::Error {
+        cellar_api::Error::new(e.kind(), e.to_string())
     }
 }

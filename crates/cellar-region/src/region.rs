@@ -499,7 +499,7 @@ impl Region {
         for family in scan.columns.keys() {
             if !self.stores.contains_key(family) {
                 return Err(RegionError::NoSuchColumnFamily {
-                    family: to_string_binary(family),
+                    family: family.to_vec(),
                     region: self.name.clone(),
                 });
             }

@@ -6,7 +6,7 @@
 //! `hbase.table.max.rowsize`, before reading the rest of the row.
 
 use cellar_filter::Filter;
-use cellar_types::{compare_keys, to_string_binary, Cell, CellType, KeyRef};
+use cellar_types::{compare_keys, Cell, CellType, KeyRef};
 
 use crate::cursor::Heap;
 use crate::error::{RegionError, Result};
@@ -184,8 +184,8 @@ impl StoreScanner {
         if *size > self.max_row_size {
             return Err(RegionError::RowTooBig {
                 limit: self.max_row_size,
-                row: to_string_binary(row),
-                family: to_string_binary(&self.family),
+                row: row.to_vec(),
+                family: self.family.clone(),
             });
         }
         Ok(())

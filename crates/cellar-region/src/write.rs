@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 
-use cellar_types::{to_string_binary, Cell, CellType, LATEST_TIMESTAMP};
+use cellar_types::{Cell, CellType, LATEST_TIMESTAMP};
 use cellar_wal::{Durability, WalEdit};
 
 use crate::error::{RegionError, Result};
@@ -80,7 +80,7 @@ impl Region {
             Ok(())
         } else {
             Err(RegionError::NoSuchColumnFamily {
-                family: to_string_binary(family),
+                family: family.to_vec(),
                 region: self.name.clone(),
             })
         }
@@ -102,12 +102,9 @@ impl Region {
         let size = (8 + key_len + value_len + 4) as u64;
         if size > limit as u64 {
             return Err(RegionError::CellTooLarge {
-                cell: format!(
-                    "{}/{}:{}",
-                    to_string_binary(row),
-                    to_string_binary(family),
-                    to_string_binary(qualifier)
-                ),
+                row: row.to_vec(),
+                family: family.to_vec(),
+                qualifier: qualifier.to_vec(),
                 size,
                 limit: limit as u64,
             });
@@ -121,7 +118,7 @@ impl Region {
         }
         if !self.contains_row(row) {
             return Err(RegionError::WrongRegion {
-                row: to_string_binary(row),
+                row: row.to_vec(),
                 region: self.name.clone(),
             });
         }
@@ -136,11 +133,10 @@ impl Region {
         }
         for m in mutations {
             if m.row() != row {
-                return Err(RegionError::InvalidMutation(format!(
-                    "The row in {} doesn't match the original one {}",
-                    to_string_binary(m.row()),
-                    to_string_binary(row)
-                )));
+                return Err(RegionError::RowMismatch {
+                    row: m.row().to_vec(),
+                    expected: row.to_vec(),
+                });
             }
             match m {
                 Mutation::Put(p) => {
@@ -307,7 +303,7 @@ impl Region {
             .locks
             .lock_rows(&[row], self.ctx.config.row_lock_wait())
             .map_err(|r| RegionError::RowLockTimeout {
-                row: to_string_binary(&r),
+                row: r.clone(),
                 region: self.name.clone(),
             })?;
         let now = self.ctx.clock.now_millis();
@@ -408,14 +404,13 @@ impl Region {
             if !self.contains_row(m.row()) {
                 return Err(if i == 0 {
                     RegionError::WrongRegion {
-                        row: to_string_binary(m.row()),
+                        row: m.row().to_vec(),
                         region: self.name.clone(),
                     }
                 } else {
-                    RegionError::InvalidMutation(format!(
-                        "Requested row out of range '{}'",
-                        to_string_binary(m.row())
-                    ))
+                    RegionError::RowOutOfRange {
+                        row: m.row().to_vec(),
+                    }
                 });
             }
             self.validate(m.row(), std::slice::from_ref(m))?;
@@ -426,7 +421,7 @@ impl Region {
             .locks
             .lock_rows(&rows, self.ctx.config.row_lock_wait())
             .map_err(|r| RegionError::RowLockTimeout {
-                row: to_string_binary(&r),
+                row: r.clone(),
                 region: self.name.clone(),
             })?;
         let now = self.ctx.clock.now_millis();

@@ -6,8 +6,8 @@
 mod common;
 
 use cellar_region::{
-    CheckAndMutate, CompareOp, Comparator, Condition, Config, Delete, FamilyDescriptor,
-    FilterSpec, Get, ListOp, Mutation, Put, RowMutations, TableDescriptor,
+    CheckAndMutate, Comparator, CompareOp, Condition, Config, Delete, FamilyDescriptor, FilterSpec,
+    Get, ListOp, Mutation, Put, RowMutations, TableDescriptor,
 };
 use common::Harness;
 
@@ -111,7 +111,9 @@ fn a_filter_that_leaves_no_cell_fails_and_the_old_form_agrees() {
     let cam = CheckAndMutate::new(ROW, Condition::filter(FilterSpec::FirstKeyOnly))
         .then(Put::new(ROW).add_column("cf", "A", "a"));
     assert!(!h.region.check_and_mutate_request(&cam).unwrap().success);
-    h.region.put(Put::new(ROW).add_column("cf", "A", "a")).unwrap();
+    h.region
+        .put(Put::new(ROW).add_column("cf", "A", "a"))
+        .unwrap();
     assert!(h.region.check_and_mutate_request(&cam).unwrap().success);
     // The three-argument form takes the same conditions.
     let (ok, _) = h

@@ -2,6 +2,8 @@
 
 /// An invalid cell or a malformed serialized key.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+// Not `#[non_exhaustive]`: `cellar-api` (which depends on this crate) maps every variant
+// onto the client's error kind with an exhaustive match, so a new variant must be mapped.
 pub enum TypesError {
     #[error("row length {len} exceeds the maximum of 32767 bytes")]
     RowTooLong { len: usize },

@@ -7,6 +7,7 @@ use thiserror::Error;
 pub type Result<T, E = WalError> = std::result::Result<T, E>;
 
 #[derive(Debug, Error)]
+#[non_exhaustive]
 pub enum WalError {
     #[error(transparent)]
     Io(#[from] cellar_io::IoError),
@@ -22,4 +23,18 @@ pub enum WalError {
     Closed,
     #[error("edit cannot be logged: {0}")]
     InvalidEdit(String),
+}
+
+impl WalError {
+    /// What kind of failure this is for a client.
+    pub fn kind(&self) -> cellar_api::ErrorKind {
+        use cellar_api::ErrorKind;
+        match self {
+            WalError::Io(e) => e.kind(),
+            WalError::Corrupt { .. } => ErrorKind::Corrupt,
+            WalError::Poisoned { .. } => ErrorKind::ServerAborted,
+            WalError::Closed => ErrorKind::ServerStopped,
+            WalError::InvalidEdit(_) => ErrorKind::InvalidRequest,
+        }
+    }
 }

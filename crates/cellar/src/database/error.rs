@@ -7,6 +7,7 @@ use thiserror::Error;
 pub type Result<T, E = DbError> = std::result::Result<T, E>;
 
 #[derive(Debug, Error)]
+#[non_exhaustive]
 pub enum DbError {
     #[error(transparent)]
     Region(#[from] cellar_region::RegionError),
@@ -33,8 +34,32 @@ pub enum DbError {
 }
 
 impl DbError {
+    /// What kind of failure this is for a client.
+    pub fn kind(&self) -> cellar_api::ErrorKind {
+        use cellar_api::ErrorKind;
+        match self {
+            DbError::Region(e) => e.kind(),
+            DbError::Api(e) => e.kind(),
+            DbError::Io(e) => e.kind(),
+            DbError::Wal(e) => e.kind(),
+            DbError::TableNotFound(_) => ErrorKind::TableNotFound,
+            DbError::TableExists(_) => ErrorKind::TableExists,
+            DbError::TableNotEnabled(_) => ErrorKind::TableNotEnabled,
+            DbError::TableNotDisabled(_) => ErrorKind::TableNotDisabled,
+            DbError::RegionNotServing { .. } => ErrorKind::NotServingRegion,
+            DbError::Locked { .. } => ErrorKind::Locked,
+            DbError::Open { .. } => ErrorKind::Io,
+        }
+    }
+
     /// Whether retrying later may help.
     pub fn is_retryable(&self) -> bool {
         matches!(self, DbError::Region(e) if e.is_retryable())
+    }
+}
+
+impl From<DbError> for cellar_api::Error {
+    fn from(e: DbError) -> cellar_api::Error {
+        cellar_api::Error::new(e.kind(), e.to_string())
     }
 }
