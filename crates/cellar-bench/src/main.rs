@@ -3,6 +3,9 @@
 //! throughput, latency percentiles and bytes on disk as a table and as JSON, with each
 //! target's ratio to the first. `--quick` is small enough for CI.
 
+// A benchmark measures real time with real threads.
+#![allow(clippy::disallowed_methods)]
+
 mod report;
 #[cfg(feature = "rocksdb")]
 mod rocks;

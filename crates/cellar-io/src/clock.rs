@@ -1,22 +1,45 @@
 //! Time as the engine sees it: the system clock, or a manual clock tests move by hand.
+//! Engine code reads wall time, measures elapsed time and sleeps only through a
+//! [`Clock`] (`clippy.toml` bans the std calls elsewhere), so a simulated clock drives
+//! TTLs, retries, lock waits and periodic work in tests.
 
 use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
 
-/// A source of wall-clock time in milliseconds since the Unix epoch.
+/// A source of time.
 pub trait Clock: Send + Sync + std::fmt::Debug {
+    /// Wall-clock time in milliseconds since the Unix epoch.
     fn now_millis(&self) -> i64;
+
+    /// Monotonic time since an arbitrary origin, for deadlines and elapsed times.
+    fn monotonic(&self) -> Duration;
+
+    /// Lets `d` of this clock's time pass.
+    fn sleep(&self, d: Duration);
 }
 
 /// The operating system's clock.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct SystemClock;
 
+// The one place the engine's time meets the operating system's.
+#[allow(clippy::disallowed_methods)]
 impl Clock for SystemClock {
     fn now_millis(&self) -> i64 {
         std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_millis() as i64)
             .unwrap_or(0)
+    }
+
+    fn monotonic(&self) -> Duration {
+        static ORIGIN: OnceLock<Instant> = OnceLock::new();
+        ORIGIN.get_or_init(Instant::now).elapsed()
+    }
+
+    fn sleep(&self, d: Duration) {
+        std::thread::sleep(d)
     }
 }
 
@@ -46,6 +69,20 @@ impl Clock for ManualClock {
     fn now_millis(&self) -> i64 {
         self.now.load(Ordering::SeqCst)
     }
+
+    /// The manual time itself (it never runs backwards unless `set` moves it).
+    fn monotonic(&self) -> Duration {
+        Duration::from_millis(self.now.load(Ordering::SeqCst).max(0) as u64)
+    }
+
+    /// Simulated: the clock moves forward by `d` at once (rounded up to a millisecond)
+    /// and the caller yields, so a retry loop under a manual clock runs its course
+    /// without waiting.
+    fn sleep(&self, d: Duration) {
+        let ms = d.as_millis().max(1).min(i64::MAX as u128) as i64;
+        self.now.fetch_add(ms, Ordering::SeqCst);
+        std::thread::yield_now();
+    }
 }
 
 #[cfg(test)]
@@ -61,5 +98,11 @@ mod tests {
         c.set(7);
         assert_eq!(c.now_millis(), 7);
         assert!(SystemClock.now_millis() > 1_600_000_000_000);
+        c.sleep(Duration::from_millis(250));
+        assert_eq!(c.now_millis(), 257);
+        assert_eq!(c.monotonic(), Duration::from_millis(257));
+        let a = SystemClock.monotonic();
+        SystemClock.sleep(Duration::from_millis(2));
+        assert!(SystemClock.monotonic() >= a + Duration::from_millis(2));
     }
 }

@@ -145,6 +145,8 @@ impl ReadPoints {
 }
 
 #[cfg(test)]
+// Drives a real thread against the read points.
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
 

@@ -217,15 +217,7 @@ static FILE_COUNTER: AtomicU64 = AtomicU64::new(0);
 /// A new unique store file name (32 hex digits, like HBase's).
 pub(crate) fn new_file_name(now: i64) -> String {
     let n = FILE_COUNTER.fetch_add(1, Ordering::Relaxed);
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.subsec_nanos() as u64)
-        .unwrap_or(0);
-    format!(
-        "{:016x}{:016x}",
-        now as u64,
-        (nanos << 20) ^ (std::process::id() as u64) << 44 ^ n
-    )
+    format!("{:016x}{:016x}", now as u64, cellar_io::random_id() ^ n)
 }
 
 impl Store {

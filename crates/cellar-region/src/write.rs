@@ -301,7 +301,11 @@ impl Region {
         self.check_resources()?;
         let guard = self
             .locks
-            .lock_rows(&[row], self.ctx.config.row_lock_wait())
+            .lock_rows(
+                &[row],
+                self.ctx.config.row_lock_wait(),
+                self.ctx.clock.as_ref(),
+            )
             .map_err(|r| RegionError::RowLockTimeout {
                 row: r.clone(),
                 region: self.name.clone(),
@@ -419,7 +423,11 @@ impl Region {
         let rows: Vec<&[u8]> = mutations.iter().map(|m| m.row()).collect();
         let guard = self
             .locks
-            .lock_rows(&rows, self.ctx.config.row_lock_wait())
+            .lock_rows(
+                &rows,
+                self.ctx.config.row_lock_wait(),
+                self.ctx.clock.as_ref(),
+            )
             .map_err(|r| RegionError::RowLockTimeout {
                 row: r.clone(),
                 region: self.name.clone(),

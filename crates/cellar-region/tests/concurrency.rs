@@ -1,4 +1,6 @@
 #![allow(clippy::unwrap_used)]
+// Drives real threads and real waits against the engine.
+#![allow(clippy::disallowed_methods)]
 //! Many threads on one row: increments add up exactly, checkAndMutate behaves as a lock,
 //! readers never see half of a mutateRow (also while flushes and compactions run).
 

@@ -8,10 +8,9 @@ use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
-use std::thread::JoinHandle;
 use std::time::Duration;
 
-use cellar_io::{FileSystem, WritableFile};
+use cellar_io::{Executor, FileSystem, TaskHandle, Threads, WritableFile};
 
 use crate::error::{Result, WalError};
 use crate::record::{WalEdit, SEGMENT_MAGIC};
@@ -26,6 +25,8 @@ pub struct WalOptions {
     pub roll_size: u64,
     /// How often ASYNC_WAL edits are written out (`hbase.regionserver.optionallogflushinterval`).
     pub async_flush_interval: Duration,
+    /// Runs the ASYNC_WAL flusher.
+    pub executor: Arc<dyn Executor>,
 }
 
 impl Default for WalOptions {
@@ -33,6 +34,7 @@ impl Default for WalOptions {
         WalOptions {
             roll_size: 128 << 20,
             async_flush_interval: Duration::from_millis(1000),
+            executor: Arc::new(Threads),
         }
     }
 }
@@ -90,7 +92,7 @@ struct Shared {
 /// The write-ahead log of one server (all its regions share it).
 pub struct Wal {
     shared: Arc<Shared>,
-    flusher: Option<JoinHandle<()>>,
+    flusher: Option<TaskHandle>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -139,10 +141,14 @@ impl Wal {
             wake: Condvar::new(),
         });
         let flusher = {
-            let shared = shared.clone();
-            std::thread::Builder::new()
-                .name("cellar-wal-flusher".into())
-                .spawn(move || async_flusher(&shared))
+            let worker = shared.clone();
+            shared
+                .opts
+                .executor
+                .spawn(
+                    "cellar-wal-flusher",
+                    Box::new(move || async_flusher(&worker)),
+                )
                 .map_err(|e| WalError::InvalidEdit(format!("cannot start the WAL flusher: {e}")))?
         };
         Ok((

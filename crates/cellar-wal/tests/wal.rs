@@ -1,4 +1,6 @@
 #![allow(clippy::unwrap_used)]
+// Drives real threads and real waits against the engine.
+#![allow(clippy::disallowed_methods)]
 //! WAL behaviour: replay, torn tails, corruption, poisoning, group commit, roll and
 //! removal, and durability across simulated power loss.
 

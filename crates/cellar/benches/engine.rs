@@ -6,6 +6,9 @@
 //! `cargo bench -p cellar --bench engine` (set CELLAR_BENCH_SECS to change the time per
 //! measurement, default 3).
 
+// A benchmark measures real time with real threads.
+#![allow(clippy::disallowed_methods)]
+
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};

@@ -5,6 +5,9 @@
 //!
 //! `cargo bench -p cellar --bench wide_rows` (CELLAR_BENCH_QUICK=1 for a small run).
 
+// A benchmark measures real time with real threads.
+#![allow(clippy::disallowed_methods)]
+
 use std::time::Instant;
 
 use cellar::{Database, Options};

@@ -1,4 +1,6 @@
 #![allow(clippy::unwrap_used)]
+// Drives real threads and real waits against the engine.
+#![allow(clippy::disallowed_methods)]
 //! Splits: manual at a row and at the mid-key, daughters serving through references
 //! until they compact, the parent cleaned up, a wide row that cannot split, a disabled
 //! policy, automatic splits under load, and a crash at every step of a split.
@@ -176,6 +178,7 @@ fn crash_each_step(
         let opts = || Options {
             fs: Arc::new(fs.clone()),
             clock: Arc::new(ManualClock::new(1_700_000_000_000)),
+            executor: Arc::new(cellar_io::Threads),
             config: Config::default(),
             background: false,
             lock: false,

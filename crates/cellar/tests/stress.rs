@@ -1,4 +1,6 @@
 #![allow(clippy::unwrap_used)]
+// Drives real threads and real waits against the engine.
+#![allow(clippy::disallowed_methods)]
 //! Many threads against one database while flushes, minor and major compactions, splits
 //! and merges run without pause. Checked throughout: rows written atomically are never
 //! seen torn (Gets, forward and reversed scans), rows that always exist are never missing

@@ -52,10 +52,7 @@ impl RegionInfo {
         {
             h = (h ^ b as u64).wrapping_mul(0x100_0000_01b3);
         }
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_nanos() as u64)
-            .unwrap_or(0);
+        let nanos = cellar_io::random_id();
         RegionInfo {
             table: table.to_string(),
             start,

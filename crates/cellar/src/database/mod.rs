@@ -23,11 +23,10 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{channel, Sender};
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
-use std::thread::JoinHandle;
 use std::time::Duration;
 
 use cellar_hfile::BlockCache;
-use cellar_io::{Clock, FileSystem, LocalFs, SystemClock};
+use cellar_io::{Clock, Executor, FileSystem, LocalFs, SystemClock, TaskHandle, Threads};
 use cellar_region::{Config, Maintenance, Region, RegionContext, TableDescriptor};
 
 use catalog::RegionInfo;
@@ -47,6 +46,8 @@ use maintenance::maintenance_loop;
 pub struct Options {
     pub fs: Arc<dyn FileSystem>,
     pub clock: Arc<dyn Clock>,
+    /// Runs background work (the maintenance loop, the WAL flusher).
+    pub executor: Arc<dyn Executor>,
     pub config: Config,
     /// Run flushes and compactions on a background thread (otherwise inline).
     pub background: bool,
@@ -66,6 +67,7 @@ impl Options {
         Ok(Options {
             fs: Arc::new(LocalFs::new()),
             clock: Arc::new(SystemClock),
+            executor: Arc::new(Threads),
             config,
             background: true,
             lock: true,
@@ -121,7 +123,7 @@ pub struct Database {
     inner: Arc<Inner>,
     replay: cellar_wal::ReplayReport,
     closed: bool,
-    worker: Option<JoinHandle<()>>,
+    worker: Option<TaskHandle>,
     _lock: Option<std::fs::File>,
 }
 
@@ -169,6 +171,7 @@ impl Database {
         let wal_opts = WalOptions {
             roll_size: config.wal_roll_size(),
             async_flush_interval: Duration::from_millis(config.wal_async_flush_interval_ms),
+            executor: opts.executor.clone(),
         };
         let (wal, replay) = Wal::open(
             fs.clone(),
@@ -216,9 +219,11 @@ impl Database {
         let worker = if opts.background {
             let weak = Arc::downgrade(&inner);
             Some(
-                std::thread::Builder::new()
-                    .name("cellar-maintenance".into())
-                    .spawn(move || maintenance_loop(weak, rx))
+                opts.executor
+                    .spawn(
+                        "cellar-maintenance",
+                        Box::new(move || maintenance_loop(weak, rx)),
+                    )
                     .map_err(|e| DbError::Open {
                         path: root.clone(),
                         reason: format!("cannot start the maintenance thread: {e}"),

@@ -4,7 +4,7 @@
 //! while as HBase's client does, and scans run region after region in either direction.
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use cellar_region::{
     Append, ClientScanner, Condition, Delete, Get, Increment, Mutation, Put, Region, RegionError,
@@ -42,15 +42,16 @@ impl Table {
     /// Runs `op` on the region serving `row`, retrying while it is too busy or was just
     /// closed (alter, split).
     fn write<T>(&self, row: &[u8], op: impl Fn(&Region) -> cellar_region::Result<T>) -> Result<T> {
-        let start = Instant::now();
+        let clock = self.db.clock.clone();
+        let start = clock.monotonic();
         let mut pause = Duration::from_millis(10);
         loop {
             let region = self.region_for(row)?;
             match op(&region) {
                 Err(RegionError::RegionTooBusy { .. } | RegionError::Closed(_))
-                    if start.elapsed() < BUSY_RETRY_FOR =>
+                    if clock.monotonic().saturating_sub(start) < BUSY_RETRY_FOR =>
                 {
-                    std::thread::sleep(pause);
+                    clock.sleep(pause);
                     pause = (pause * 2).min(Duration::from_millis(500));
                 }
                 other => return other.map_err(DbError::from),

@@ -9,7 +9,8 @@ mod format;
 pub mod parse;
 
 use std::io::{BufRead, IsTerminal, Write};
-use std::time::Instant;
+
+use cellar_io::{Clock, SystemClock};
 
 use crate::database::Database;
 
@@ -57,7 +58,7 @@ impl<W: Write> Shell<W> {
 
     /// Runs one line; output (including errors) goes to the writer.
     pub fn execute(&mut self, line: &str) -> std::io::Result<Flow> {
-        let start = Instant::now();
+        let start = SystemClock.monotonic();
         let cmd = match parse::parse_line(line) {
             Ok(None) => return Ok(Flow::Continue),
             Ok(Some(c)) => c,
@@ -74,8 +75,10 @@ impl<W: Write> Shell<W> {
         match commands::run(&self.db, &cmd, &mut text, &self.style) {
             Ok(ret) => {
                 self.out.write_all(text.as_bytes())?;
-                self.out
-                    .write_all(format::took(start.elapsed().as_secs_f64()).as_bytes())?;
+                self.out.write_all(
+                    format::took(SystemClock.monotonic().saturating_sub(start).as_secs_f64())
+                        .as_bytes(),
+                )?;
                 if let Some(r) = ret {
                     writeln!(self.out, "=> {r}")?;
                 }

@@ -14,6 +14,7 @@ pub fn fault_opts(fs: &FaultFs) -> Options {
     Options {
         fs: Arc::new(fs.clone()),
         clock: Arc::new(ManualClock::new(1_700_000_000_000)),
+        executor: Arc::new(cellar_io::Threads),
         config: Config::default(),
         background: false,
         lock: false,
