@@ -138,6 +138,9 @@ impl ErrorKind {
 pub struct Error {
     kind: ErrorKind,
     message: String,
+    /// The table the failure is about, when there is one (a client's own messages name
+    /// it: "Unknown table t!").
+    table: Option<String>,
 }
 
 impl Error {
@@ -145,7 +148,18 @@ impl Error {
         Error {
             kind,
             message: message.into(),
+            table: None,
         }
+    }
+
+    /// The same error, about `table`.
+    pub fn with_table(mut self, table: impl Into<String>) -> Error {
+        self.table = Some(table.into());
+        self
+    }
+
+    pub fn table(&self) -> Option<&str> {
+        self.table.as_deref()
     }
 
     /// An invalid argument or attribute.

@@ -1,7 +1,18 @@
-//! Cellar as a library: the embedded [`Database`] (tables of regions over a local
-//! directory) and the HBase-style shell that drives it.
+//! Cellar as a library: the roles — [`Master`] (catalog, DDL, assignment, split and
+//! merge), [`RegionServer`] (hosts regions by encoded name) and the client
+//! [`Connection`] — and the embedded [`Database`] that runs a master and one region
+//! server in this process behind the in-process connection, plus the HBase-style shell
+//! that drives a connection.
 
+pub mod client;
 pub mod database;
+mod error;
+pub mod master;
+pub mod region_server;
 pub mod shell;
 
-pub use database::{Database, DbError, FailedRegion, Options, Table};
+pub use client::{Admin, Connection, LocalConnection, LocalTable, Table};
+pub use database::{Database, Options};
+pub use error::{DbError, Result};
+pub use master::{FailedRegion, Master, RegionStats};
+pub use region_server::RegionServer;

@@ -3,7 +3,7 @@
 //! scans crossing regions both ways, PageFilter per region, and multi-row atomic
 //! mutations inside one region.
 
-use cellar::database::catalog::split_keys;
+use cellar::master::catalog::split_keys;
 use cellar::{Database, DbError};
 use cellar_region::{
     parse_filter, Delete, FamilyDescriptor, Get, Mutation, Put, Scan, TableDescriptor,

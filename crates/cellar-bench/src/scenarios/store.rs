@@ -98,7 +98,7 @@ impl WideEngine for CellarEngine {
 
 struct CellarTable {
     db: Arc<Database>,
-    table: cellar::Table,
+    table: cellar::LocalTable,
     name: String,
 }
 

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use cellar_io::FileSystem;
 
-use super::error::{DbError, Result};
+use crate::error::{DbError, Result};
 
 /// Writes `data` to `path` atomically and durably (temporary file, fsync, rename, fsync dir).
 pub(crate) fn write_atomic(fs: &dyn FileSystem, path: &Path, data: &[u8]) -> Result<()> {

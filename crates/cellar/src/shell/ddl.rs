@@ -227,7 +227,7 @@ pub(super) fn create(db: &Database, c: &CommandLine, out: &mut String) -> CmdRes
                         .get("SPLITALGO")
                         .and_then(|v| v.text())
                         .ok_or("NUMREGIONS needs SPLITALGO")?;
-                    splits = crate::database::catalog::split_keys(
+                    splits = crate::master::catalog::split_keys(
                         &algo,
                         int(n, "NUMREGIONS")?.max(0) as u64,
                     )?;

@@ -60,6 +60,19 @@ impl DbError {
 
 impl From<DbError> for cellar_api::Error {
     fn from(e: DbError) -> cellar_api::Error {
-        cellar_api::Error::new(e.kind(), e.to_string())
+        let err = cellar_api::Error::new(e.kind(), e.to_string());
+        match e {
+            DbError::TableNotFound(t)
+            | DbError::TableExists(t)
+            | DbError::TableNotEnabled(t)
+            | DbError::TableNotDisabled(t) => err.with_table(t),
+            DbError::Region(_)
+            | DbError::Api(_)
+            | DbError::Io(_)
+            | DbError::Wal(_)
+            | DbError::RegionNotServing { .. }
+            | DbError::Locked { .. }
+            | DbError::Open { .. } => err,
+        }
     }
 }

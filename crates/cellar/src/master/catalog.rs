@@ -3,10 +3,11 @@
 //! directory name. A table's regions are one prefix scan of it, in start-key order;
 //! changes to several of them are one atomic multi-row mutation.
 
+pub use cellar_api::RegionInfo;
 use cellar_region::{Delete, FamilyDescriptor, Mutation, Put, Region, Scan, TableDescriptor};
 use cellar_types::to_string_binary;
 
-use super::error::{DbError, Result};
+use crate::error::{DbError, Result};
 
 /// The catalog table's name and its region's directory name (HBase's meta encoded name).
 pub const META_TABLE: &str = "meta";
@@ -27,103 +28,71 @@ pub fn meta_descriptor() -> TableDescriptor {
     t
 }
 
-/// One region of a table.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RegionInfo {
-    pub table: String,
-    pub start: Vec<u8>,
-    pub end: Vec<u8>,
-    /// Creation time (ms), HBase's region id.
-    pub id: i64,
-    /// The region's directory (and WAL) name.
-    pub encoded: String,
-    /// A split parent: no longer serving, kept until its daughters hold no references.
-    pub offline: bool,
+/// A new region of `table` for `[start, end)`, created at `id` (ms), with a unique
+/// encoded name.
+pub fn new_region(table: &str, start: Vec<u8>, end: Vec<u8>, id: i64) -> RegionInfo {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in table
+        .bytes()
+        .chain(start.iter().copied())
+        .chain(id.to_be_bytes())
+    {
+        h = (h ^ b as u64).wrapping_mul(0x100_0000_01b3);
+    }
+    let nanos = cellar_io::random_id();
+    RegionInfo {
+        table: table.to_string(),
+        start,
+        end,
+        id,
+        encoded: format!("{:016x}{:016x}", h, nanos ^ h.rotate_left(29)),
+        offline: false,
+    }
 }
 
-impl RegionInfo {
-    /// A new region of `table` for `[start, end)`.
-    pub fn new(table: &str, start: Vec<u8>, end: Vec<u8>, id: i64) -> RegionInfo {
-        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-        for b in table
-            .bytes()
-            .chain(start.iter().copied())
-            .chain(id.to_be_bytes())
-        {
-            h = (h ^ b as u64).wrapping_mul(0x100_0000_01b3);
+/// The catalog row of a region: table, start key and id (a split parent and its first
+/// daughter share the start key).
+pub fn region_row(info: &RegionInfo) -> Vec<u8> {
+    let mut r = meta_row(&info.table, &info.start);
+    r.push(0);
+    r.extend_from_slice(&info.id.to_be_bytes());
+    r
+}
+
+fn encode(info: &RegionInfo) -> Vec<u8> {
+    format!(
+        "start={};end={};id={};encoded={};offline={}",
+        cellar_types::to_hex(&info.start),
+        cellar_types::to_hex(&info.end),
+        info.id,
+        info.encoded,
+        info.offline
+    )
+    .into_bytes()
+}
+
+fn decode(table: &str, v: &[u8]) -> Option<RegionInfo> {
+    let text = std::str::from_utf8(v).ok()?;
+    let mut info = RegionInfo {
+        table: table.to_string(),
+        start: Vec::new(),
+        end: Vec::new(),
+        id: 0,
+        encoded: String::new(),
+        offline: false,
+    };
+    for part in text.split(';') {
+        let (k, val) = part.split_once('=')?;
+        match k {
+            "start" => info.start = cellar_types::from_hex(val)?,
+            "end" => info.end = cellar_types::from_hex(val)?,
+            "id" => info.id = val.parse().ok()?,
+            "encoded" => info.encoded = val.to_string(),
+            "offline" => info.offline = val == "true",
+            _ => {}
         }
-        let nanos = cellar_io::random_id();
-        RegionInfo {
-            table: table.to_string(),
-            start,
-            end,
-            id,
-            encoded: format!("{:016x}{:016x}", h, nanos ^ h.rotate_left(29)),
-            offline: false,
-        }
     }
-
-    /// HBase's region name: `table,startkey,id.encoded.`
-    pub fn region_name(&self) -> String {
-        format!(
-            "{},{},{}.{}.",
-            self.table,
-            to_string_binary(&self.start),
-            self.id,
-            self.encoded
-        )
-    }
-
-    /// The catalog row of this region: table, start key and id (a split parent and its
-    /// first daughter share the start key).
-    pub fn meta_row(&self) -> Vec<u8> {
-        let mut r = meta_row(&self.table, &self.start);
-        r.push(0);
-        r.extend_from_slice(&self.id.to_be_bytes());
-        r
-    }
-
-    fn encode(&self) -> Vec<u8> {
-        format!(
-            "start={};end={};id={};encoded={};offline={}",
-            cellar_types::to_hex(&self.start),
-            cellar_types::to_hex(&self.end),
-            self.id,
-            self.encoded,
-            self.offline
-        )
-        .into_bytes()
-    }
-
-    fn decode(table: &str, v: &[u8]) -> Option<RegionInfo> {
-        let text = std::str::from_utf8(v).ok()?;
-        let mut info = RegionInfo {
-            table: table.to_string(),
-            start: Vec::new(),
-            end: Vec::new(),
-            id: 0,
-            encoded: String::new(),
-            offline: false,
-        };
-        for part in text.split(';') {
-            let (k, val) = part.split_once('=')?;
-            match k {
-                "start" => info.start = cellar_types::from_hex(val)?,
-                "end" => info.end = cellar_types::from_hex(val)?,
-                "id" => info.id = val.parse().ok()?,
-                "encoded" => info.encoded = val.to_string(),
-                "offline" => info.offline = val == "true",
-                _ => {}
-            }
-        }
-        (!info.encoded.is_empty()).then_some(info)
-    }
-
-    /// Whether `row` is in `[start, end)`.
-    pub fn contains(&self, row: &[u8]) -> bool {
-        (self.start.is_empty() || self.start.as_slice() <= row)
-            && (self.end.is_empty() || row < self.end.as_slice())
-    }
+    (!info.encoded.is_empty()).then_some(info)
 }
 
 fn meta_row(table: &str, start: &[u8]) -> Vec<u8> {
@@ -137,7 +106,7 @@ fn meta_row(table: &str, start: &[u8]) -> Vec<u8> {
 pub fn put_regions(meta: &Region, infos: &[RegionInfo]) -> Result<()> {
     let muts: Vec<Mutation> = infos
         .iter()
-        .map(|i| Mutation::Put(Put::new(i.meta_row()).add_column(FAMILY, QUALIFIER, i.encode())))
+        .map(|i| Mutation::Put(Put::new(region_row(i)).add_column(FAMILY, QUALIFIER, encode(i))))
         .collect();
     if muts.is_empty() {
         return Ok(());
@@ -150,7 +119,7 @@ pub fn put_regions(meta: &Region, infos: &[RegionInfo]) -> Result<()> {
 pub fn delete_regions(meta: &Region, infos: &[RegionInfo]) -> Result<()> {
     let muts: Vec<Mutation> = infos
         .iter()
-        .map(|i| Mutation::Delete(Delete::new(i.meta_row())))
+        .map(|i| Mutation::Delete(Delete::new(region_row(i))))
         .collect();
     if muts.is_empty() {
         return Ok(());
@@ -169,7 +138,7 @@ pub fn regions_of(meta: &Region, table: &str) -> Result<Vec<RegionInfo>> {
             path: "cellar:meta".into(),
             reason: format!("row {} has no region info", to_string_binary(&r.row)),
         })?;
-        out.push(RegionInfo::decode(table, v).ok_or_else(|| DbError::Open {
+        out.push(decode(table, v).ok_or_else(|| DbError::Open {
             path: "cellar:meta".into(),
             reason: format!("bad region info in row {}", to_string_binary(&r.row)),
         })?);
@@ -277,8 +246,8 @@ mod tests {
 
     #[test]
     fn region_info_round_trips() {
-        let i = RegionInfo::new("t", b"a\x00b".to_vec(), b"zz".to_vec(), 1700000000000);
-        assert_eq!(RegionInfo::decode("t", &i.encode()).unwrap(), i);
+        let i = new_region("t", b"a\x00b".to_vec(), b"zz".to_vec(), 1700000000000);
+        assert_eq!(decode("t", &encode(&i)).unwrap(), i);
         assert!(i.region_name().starts_with("t,a\\x00b,1700000000000."));
         assert!(
             i.contains(b"a\x00b") && i.contains(b"m") && !i.contains(b"zz") && !i.contains(b"a")

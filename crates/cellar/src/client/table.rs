@@ -1,7 +1,10 @@
-//! A handle on one table of an embedded database: every call finds the region serving
-//! its row (so a handle stays valid across alter, and reports TableNotEnabled while the
-//! table is disabled), writes refused with RegionTooBusy are retried with backoff for a
-//! while as HBase's client does, and scans run region after region in either direction.
+//! A handle on one table through the in-process connection: every call locates the
+//! region serving its row (cached; so a handle stays valid across alter, split and
+//! merge, and reports TableNotEnabled while the table is disabled). A region that is
+//! closing or not online on its server, or a row outside a cached region, drops the
+//! cached location and is retried; RegionTooBusy is retried with backoff for a while, as
+//! HBase's client does; a region that failed to open fails at once. Scans run region
+//! after region in either direction.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -11,46 +14,80 @@ use cellar_region::{
     RowResult, Scan,
 };
 
-use super::error::{DbError, Result};
-use super::Inner;
+use cellar_api::{CheckAndMutate, CheckAndMutateResult, RowMutations};
+
+use super::local::LocalConnection;
+use super::{ResultScanner, Table};
+use crate::error::{DbError, Result};
+use crate::master::Location;
 
 /// How long a write keeps retrying while its region is too busy.
 const BUSY_RETRY_FOR: Duration = Duration::from_secs(60);
 
 /// An open table.
 #[derive(Clone)]
-pub struct Table {
-    pub(crate) name: String,
-    pub(crate) db: Arc<Inner>,
+pub struct LocalTable {
+    name: String,
+    conn: Arc<LocalConnection>,
 }
 
-impl Table {
+impl LocalTable {
+    pub(crate) fn new(name: &str, conn: Arc<LocalConnection>) -> LocalTable {
+        LocalTable {
+            name: name.to_string(),
+            conn,
+        }
+    }
+
     pub fn name(&self) -> &str {
         &self.name
     }
 
     /// The region serving `row`.
     pub fn region_for(&self, row: &[u8]) -> Result<Arc<Region>> {
-        self.db.region_for(&self.name, row)
+        self.conn.master().locate(&self.name, row)?.region()
     }
 
-    /// Every region, in start-key order.
+    /// Every online region, in start-key order.
     pub fn regions(&self) -> Result<Vec<Arc<Region>>> {
-        self.db.regions_of(&self.name)
+        Ok(self
+            .conn
+            .master()
+            .locations(&self.name)?
+            .iter()
+            .filter_map(|l| l.region().ok())
+            .collect())
     }
 
-    /// Runs `op` on the region serving `row`, retrying while it is too busy or was just
-    /// closed (alter, split).
+    /// Runs `op` on the region serving `row`. A region not online on its server, closed
+    /// under the call, or not holding the row drops the cached location and is tried
+    /// again; a busy region is retried with backoff; both for at most BUSY_RETRY_FOR.
     fn write<T>(&self, row: &[u8], op: impl Fn(&Region) -> cellar_region::Result<T>) -> Result<T> {
-        let clock = self.db.clock.clone();
+        let clock = self.conn.master().servers()[0].clock().clone();
         let start = clock.monotonic();
         let mut pause = Duration::from_millis(10);
         loop {
-            let region = self.region_for(row)?;
+            let within = clock.monotonic().saturating_sub(start) < BUSY_RETRY_FOR;
+            let loc = self.conn.locate(&self.name, row)?;
+            let region = match loc.region() {
+                Ok(r) => r,
+                Err(e) => {
+                    self.conn.invalidate(&self.name);
+                    if !within {
+                        return Err(e);
+                    }
+                    clock.sleep(pause);
+                    pause = (pause * 2).min(Duration::from_millis(500));
+                    continue;
+                }
+            };
             match op(&region) {
-                Err(RegionError::RegionTooBusy { .. } | RegionError::Closed(_))
-                    if clock.monotonic().saturating_sub(start) < BUSY_RETRY_FOR =>
-                {
+                Err(RegionError::Closed(_) | RegionError::WrongRegion { .. }) if within => {
+                    self.conn.invalidate(&self.name);
+                    clock.sleep(pause);
+                    pause = (pause * 2).min(Duration::from_millis(500));
+                }
+                Err(RegionError::RegionTooBusy { .. }) if within => {
                     clock.sleep(pause);
                     pause = (pause * 2).min(Duration::from_millis(500));
                 }
@@ -92,6 +129,11 @@ impl Table {
         self.write(row, |r| r.check_and_mutate(row, condition, mutations))
     }
 
+    /// HBase 2.4's `checkAndMutate(CheckAndMutate)`.
+    pub fn check_and_mutate_request(&self, cam: &CheckAndMutate) -> Result<CheckAndMutateResult> {
+        self.write(&cam.row, |r| r.check_and_mutate_request(cam))
+    }
+
     /// Mutations of several rows applied atomically, when every row is in one region
     /// (HBase's MultiRowMutationEndpoint): otherwise the request fails naming the first
     /// row outside the first row's region, and nothing changes.
@@ -124,7 +166,7 @@ impl Table {
         } else {
             (&scan.start_row, &scan.stop_row)
         };
-        let mut regions = self.db.regions_in(&self.name, lo, hi)?;
+        let mut regions = self.conn.master().locations_in(&self.name, lo, hi)?;
         if scan.reversed {
             regions.reverse();
         }
@@ -138,14 +180,15 @@ impl Table {
             done: false,
             last_row: None,
             in_row: false,
+            replans: 0,
         })
     }
 }
 
 /// Results of a scan over a table's regions, in the scan's direction.
 pub struct TableScanner {
-    table: Table,
-    regions: Vec<Arc<Region>>,
+    table: LocalTable,
+    regions: Vec<Location>,
     next: usize,
     current: Option<ClientScanner>,
     scan: Scan,
@@ -154,12 +197,27 @@ pub struct TableScanner {
     /// The last row returned, and whether more of it may follow.
     last_row: Option<Vec<u8>>,
     in_row: bool,
+    /// Replans in a row without a result in between (each waits a little longer, for
+    /// a split or merge to finish swapping its regions in).
+    replans: u32,
 }
 
 impl TableScanner {
     /// A region closed under the scan (split, merge, alter): continue after the last
     /// whole row returned, over the table's current regions.
     fn replan(&mut self) -> Result<()> {
+        let clock = self.table.conn.master().servers()[0].clock().clone();
+        if self.replans > 0 {
+            let ms = 1u64 << self.replans.min(7);
+            clock.sleep(Duration::from_millis(ms));
+        }
+        self.replans += 1;
+        if u64::from(self.replans) > 600 {
+            return Err(DbError::RegionNotServing {
+                region: self.table.name.clone(),
+                reason: "a region of the scan stayed offline".into(),
+            });
+        }
         let mut scan = self.scan.clone();
         if let Some(last) = &self.last_row {
             scan.start_row = last.clone();
@@ -184,7 +242,7 @@ impl TableScanner {
                 return Ok(None);
             }
             if self.current.is_none() {
-                let Some(region) = self.regions.get(self.next) else {
+                let Some(loc) = self.regions.get(self.next) else {
                     self.done = true;
                     return Ok(None);
                 };
@@ -193,13 +251,20 @@ impl TableScanner {
                 if let Some(l) = s.limit {
                     s.limit = Some(l - self.rows);
                 }
-                match region.client_scanner(&s) {
+                let opened = match loc.region() {
+                    Ok(region) => region.client_scanner(&s).map_err(DbError::from),
+                    Err(e) => Err(e),
+                };
+                match opened {
                     Ok(c) => self.current = Some(c),
-                    Err(RegionError::Closed(_)) if !self.in_row => {
+                    Err(DbError::Region(RegionError::Closed(_)))
+                    | Err(DbError::RegionNotServing { .. })
+                        if !self.in_row =>
+                    {
                         self.replan()?;
                         continue;
                     }
-                    Err(e) => return Err(e.into()),
+                    Err(e) => return Err(e),
                 }
             }
             let Some(scanner) = self.current.as_mut() else {
@@ -207,6 +272,7 @@ impl TableScanner {
             };
             match scanner.next_result() {
                 Ok(Some(r)) => {
+                    self.replans = 0;
                     if !r.partial {
                         self.rows += 1;
                     }
@@ -234,5 +300,59 @@ impl Iterator for TableScanner {
                 Some(Err(e))
             }
         }
+    }
+}
+
+fn api<T>(r: Result<T>) -> cellar_api::Result<T> {
+    r.map_err(cellar_api::Error::from)
+}
+
+impl Table for LocalTable {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn get(&self, get: &Get) -> cellar_api::Result<RowResult> {
+        api(LocalTable::get(self, get))
+    }
+
+    fn put(&self, put: Put) -> cellar_api::Result<()> {
+        api(LocalTable::put(self, put))
+    }
+
+    fn delete(&self, delete: Delete) -> cellar_api::Result<()> {
+        api(LocalTable::delete(self, delete))
+    }
+
+    fn increment(&self, inc: Increment) -> cellar_api::Result<RowResult> {
+        api(LocalTable::increment(self, inc))
+    }
+
+    fn append(&self, app: Append) -> cellar_api::Result<RowResult> {
+        api(LocalTable::append(self, app))
+    }
+
+    fn mutate_row(&self, rm: &RowMutations) -> cellar_api::Result<RowResult> {
+        api(LocalTable::mutate_row(self, &rm.row, &rm.mutations))
+    }
+
+    fn check_and_mutate(&self, cam: &CheckAndMutate) -> cellar_api::Result<CheckAndMutateResult> {
+        api(self.check_and_mutate_request(cam))
+    }
+
+    fn mutate_rows(&self, mutations: &[Mutation]) -> cellar_api::Result<()> {
+        api(LocalTable::mutate_rows(self, mutations))
+    }
+
+    fn batch(&self, mutations: &[Mutation]) -> Vec<cellar_api::Result<RowResult>> {
+        LocalTable::batch(self, mutations)
+            .into_iter()
+            .map(api)
+            .collect()
+    }
+
+    fn scan(&self, scan: &Scan) -> cellar_api::Result<Box<dyn ResultScanner>> {
+        let scanner = api(LocalTable::scan(self, scan))?;
+        Ok(Box::new(scanner.map(api)))
     }
 }

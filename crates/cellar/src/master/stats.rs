@@ -3,35 +3,16 @@
 
 use cellar_region::{Config, Region, TableDescriptor};
 
-use super::catalog::RegionInfo;
-use super::error::{DbError, Result};
-use super::{lock, Database};
+use super::{read, Master};
+use crate::error::Result;
 
-/// What `list_regions` reports of a region.
-#[derive(Debug, Clone)]
-pub struct RegionStats {
-    pub info: RegionInfo,
-    pub store_files: usize,
-    pub store_files_size: u64,
-    pub memstore_size: u64,
-    pub read_requests: u64,
-    pub write_requests: u64,
-    /// Bytes of the largest store's files, and the size the split policy splits at.
-    pub largest_store_size: u64,
-    pub split_threshold: u64,
-    /// Where the region would split (after the policy's truncation).
-    pub split_point: Option<Vec<u8>>,
-    /// The wide-row alarm: why a region over its split threshold has not split.
-    pub alarm: Option<String>,
-}
+pub use cellar_api::RegionStats;
 
-impl Database {
+impl Master {
     /// The regions of a table with their statistics.
     pub fn list_regions(&self, name: &str) -> Result<Vec<RegionStats>> {
-        let tables = lock(&self.inner.tables);
-        let t = tables
-            .get(name)
-            .ok_or_else(|| DbError::TableNotFound(name.to_string()))?;
+        let st = self.state(name)?;
+        let t = read(&st.entry);
         let n = t.regions.len();
         Ok(t.regions
             .iter()
@@ -48,14 +29,14 @@ impl Database {
                     split_point: None,
                     alarm: None,
                 };
-                if let Some(r) = &slot.region {
+                if let Ok(r) = self.server(slot.server).region(&slot.info.encoded) {
                     let relaxed = std::sync::atomic::Ordering::Relaxed;
                     st.store_files = r.store_file_count();
                     st.store_files_size = r.store_files_size();
                     st.memstore_size = r.memstore_size();
                     st.read_requests = r.metrics.read_requests.load(relaxed);
                     st.write_requests = r.metrics.write_requests.load(relaxed);
-                    split_status(r, &t.desc, &self.inner.config, n, &mut st);
+                    split_status(&r, &t.desc, &self.config, n, &mut st);
                 }
                 st
             })

@@ -1,0 +1,239 @@
+//! Table DDL: create (optionally pre-split), alter, disable, enable, drop, truncate, and
+//! flush and compact of a whole table. Each runs under its table's procedure lock (and
+//! creation and deletion under the master's DDL lock); region lists are swapped in under
+//! their write lock only once the files and the catalog are written.
+
+use cellar_api::{RegionInfo, TableDescriptor};
+
+use super::NAMESPACE;
+use super::{catalog, locked, read, table_dir, write, Master, Slot, TableEntry, TableState};
+use crate::database::files::{remove_tree, write_atomic};
+use crate::error::{DbError, Result};
+
+impl Master {
+    fn write_desc(&self, desc: &TableDescriptor) -> Result<()> {
+        let path = table_dir(&self.root, &desc.name).join(".tabledesc");
+        write_atomic(
+            self.fs.as_ref(),
+            &path,
+            cellar_region::descriptor::to_toml(desc).as_bytes(),
+        )
+    }
+
+    fn write_state(&self, table: &str, enabled: bool) -> Result<()> {
+        let path = table_dir(&self.root, table).join(".tablestate");
+        let text = format!(
+            "state = \"{}\"\n",
+            if enabled { "ENABLED" } else { "DISABLED" }
+        );
+        write_atomic(self.fs.as_ref(), &path, text.as_bytes())
+    }
+
+    fn sync_namespace(&self) -> Result<()> {
+        Ok(self.fs.sync_dir(&self.root.join("data").join(NAMESPACE))?)
+    }
+
+    /// Creates a table pre-split at `split_keys` (N keys make N+1 regions).
+    pub fn create_table(&self, mut desc: TableDescriptor, split_keys: Vec<Vec<u8>>) -> Result<()> {
+        for f in &mut desc.families {
+            if f.versions == 1 && self.config.column_max_version != 1 {
+                f.versions = self.config.column_max_version;
+            }
+        }
+        cellar_region::check_descriptor(&desc)?;
+        cellar_region::split_policy::SplitPolicy::for_table(&desc, &self.config, 0)?;
+        let keys = catalog::check_splits(split_keys)
+            .map_err(|m| DbError::Region(cellar_region::RegionError::InvalidMutation(m)))?;
+        let _ddl = locked(&self.ddl);
+        if self.table_exists(&desc.name) {
+            return Err(DbError::TableExists(desc.name));
+        }
+        let id = self.clock.now_millis();
+        let mut bounds = vec![Vec::new()];
+        bounds.extend(keys);
+        let mut infos = Vec::new();
+        for (i, start) in bounds.iter().enumerate() {
+            let end = bounds.get(i + 1).cloned().unwrap_or_default();
+            infos.push(catalog::new_region(&desc.name, start.clone(), end, id));
+        }
+        self.write_desc(&desc)?;
+        catalog::put_regions(&self.meta, &infos)?;
+        self.write_state(&desc.name, true)?;
+        self.sync_namespace()?;
+        let mut regions = Vec::new();
+        for info in infos {
+            let server = self.pick_server();
+            self.server(server).open_region(&desc, &info)?;
+            regions.push(Slot {
+                info,
+                server,
+                failed: None,
+            });
+        }
+        write(&self.tables).insert(
+            desc.name.clone(),
+            TableState::new(TableEntry {
+                desc,
+                enabled: true,
+                regions,
+                parents: Vec::new(),
+            }),
+        );
+        Ok(())
+    }
+
+    /// Changes a table's descriptor: families added, changed or removed (a removed
+    /// family's files are deleted). Its regions are flushed, closed and reopened.
+    pub fn alter_table(
+        &self,
+        name: &str,
+        change: impl FnOnce(&mut TableDescriptor) -> cellar_api::Result<()>,
+    ) -> Result<()> {
+        let st = self.state(name)?;
+        let _proc = locked(&st.procedure);
+        let (old, slots, enabled) = {
+            let e = read(&st.entry);
+            (e.desc.clone(), e.regions.clone(), e.enabled)
+        };
+        let mut desc = old.clone();
+        change(&mut desc)?;
+        desc.name = name.to_string();
+        cellar_region::check_descriptor(&desc)?;
+        cellar_region::split_policy::SplitPolicy::for_table(&desc, &self.config, 0)?;
+        for slot in &slots {
+            self.unassign(slot)?;
+        }
+        for slot in &slots {
+            let region_dir = table_dir(&self.root, name).join(&slot.info.encoded);
+            for f in &old.families {
+                if desc.family(&f.name).is_none() {
+                    let dir = region_dir.join(cellar_region::store::family_dir_name(&f.name));
+                    remove_tree(self.fs.as_ref(), &dir)?;
+                }
+            }
+        }
+        self.write_desc(&desc)?;
+        let mut reopened = slots;
+        if enabled {
+            for slot in &mut reopened {
+                self.assign(&desc, slot);
+            }
+        }
+        let mut e = write(&st.entry);
+        e.desc = desc;
+        e.regions = reopened;
+        Ok(())
+    }
+
+    /// Flushes and closes the table's regions; it refuses reads and writes until enabled.
+    pub fn disable_table(&self, name: &str) -> Result<()> {
+        let st = self.state(name)?;
+        let _proc = locked(&st.procedure);
+        let slots = {
+            let e = read(&st.entry);
+            if !e.enabled {
+                return Err(DbError::TableNotEnabled(name.to_string()));
+            }
+            e.regions.clone()
+        };
+        // Clients see the table disabled from here on.
+        write(&st.entry).enabled = false;
+        let closed = (|| -> Result<()> {
+            for slot in &slots {
+                self.unassign(slot)?;
+            }
+            self.write_state(name, false)
+        })();
+        if closed.is_err() {
+            write(&st.entry).enabled = true;
+        }
+        closed
+    }
+
+    pub fn enable_table(&self, name: &str) -> Result<()> {
+        let st = self.state(name)?;
+        let _proc = locked(&st.procedure);
+        let (desc, mut slots) = {
+            let e = read(&st.entry);
+            if e.enabled {
+                return Err(DbError::TableNotDisabled(name.to_string()));
+            }
+            (e.desc.clone(), e.regions.clone())
+        };
+        // A region that cannot open stays offline (reported by `failed_regions`); the
+        // others serve.
+        for slot in &mut slots {
+            self.assign(&desc, slot);
+        }
+        self.write_state(name, true)?;
+        let mut e = write(&st.entry);
+        e.regions = slots;
+        e.enabled = true;
+        Ok(())
+    }
+
+    /// Deletes a disabled table and its data.
+    pub fn drop_table(&self, name: &str) -> Result<()> {
+        let _ddl = locked(&self.ddl);
+        let st = self.state(name)?;
+        let _proc = locked(&st.procedure);
+        let infos: Vec<RegionInfo> = {
+            let e = read(&st.entry);
+            if e.enabled {
+                return Err(DbError::TableNotDisabled(name.to_string()));
+            }
+            e.regions
+                .iter()
+                .map(|s| s.info.clone())
+                .chain(e.parents.iter().cloned())
+                .collect()
+        };
+        catalog::delete_regions(&self.meta, &infos)?;
+        remove_tree(self.fs.as_ref(), &table_dir(&self.root, name))?;
+        self.sync_namespace()?;
+        for info in &infos {
+            for s in &self.servers {
+                s.discard_recovered_edits(&info.encoded);
+                s.wal().forget_region(&info.encoded)?;
+            }
+        }
+        write(&self.tables).remove(name);
+        Ok(())
+    }
+
+    /// Empties a table, keeping its descriptor (disable, drop, create, as HBase's shell).
+    pub fn truncate_table(&self, name: &str) -> Result<()> {
+        let (desc, enabled) = self.describe(name)?;
+        if enabled {
+            self.disable_table(name)?;
+        }
+        self.drop_table(name)?;
+        self.create_table(desc, Vec::new())
+    }
+
+    /// Flushes a table's MemStores.
+    pub fn flush_table(&self, name: &str) -> Result<()> {
+        // A region that went offline since (split, merge) has been flushed by its close.
+        for r in self.locations(name)?.iter().filter_map(|l| l.region().ok()) {
+            r.flush()?;
+        }
+        Ok(())
+    }
+
+    /// Compacts a table (`major`: every file, dropping deleted and expired cells).
+    pub fn compact_table(
+        &self,
+        name: &str,
+        major: bool,
+    ) -> Result<cellar_region::CompactionOutcome> {
+        let mut out = cellar_region::CompactionOutcome::default();
+        for r in self.locations(name)?.iter().filter_map(|l| l.region().ok()) {
+            let o = r.compact(major)?;
+            out.stores.extend(o.stores);
+            out.cells_kept += o.cells_kept;
+            out.cells_dropped += o.cells_dropped;
+        }
+        self.janitor(name)?;
+        Ok(out)
+    }
+}

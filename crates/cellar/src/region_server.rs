@@ -1,0 +1,273 @@
+//! The region server role: hosts regions by encoded name, opens and closes them
+//! (replaying their recovered WAL edits on open), flushes and compacts them, writes the
+//! reference files of a split or merge, and serves the data operations addressed to a
+//! region. Each region has its own locks; the table of online regions is held only for
+//! a lookup, so an operation on one region never waits on another region's flush,
+//! split, close or fsync.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::Sender;
+use std::sync::{Arc, Mutex, RwLock};
+
+use cellar_api::{RegionInfo, ServerName, TableDescriptor};
+use cellar_hfile::BlockCache;
+use cellar_io::{Clock, FileSystem};
+use cellar_region::{Config, Maintenance, Region, RegionContext};
+use cellar_wal::{Wal, WalEdit};
+
+use crate::error::{DbError, Result};
+
+/// Where a region's files live under the database root.
+pub fn region_dir(root: &Path, info: &RegionInfo) -> PathBuf {
+    crate::master::table_dir(root, &info.table).join(&info.encoded)
+}
+
+/// Hosts regions.
+pub struct RegionServer {
+    name: ServerName,
+    root: PathBuf,
+    fs: Arc<dyn FileSystem>,
+    clock: Arc<dyn Clock>,
+    config: Arc<Config>,
+    wal: Arc<Wal>,
+    cache: Arc<BlockCache>,
+    maintenance: Option<Sender<Maintenance>>,
+    online: RwLock<HashMap<String, Arc<Region>>>,
+    /// WAL edits of regions not yet opened, replayed when they open (HBase's recovered
+    /// edits); kept until a region opens and replays them.
+    recovered: Mutex<HashMap<String, Vec<WalEdit>>>,
+}
+
+fn read<T>(l: &RwLock<T>) -> std::sync::RwLockReadGuard<'_, T> {
+    l.read().unwrap_or_else(|e| e.into_inner())
+}
+
+fn write<T>(l: &RwLock<T>) -> std::sync::RwLockWriteGuard<'_, T> {
+    l.write().unwrap_or_else(|e| e.into_inner())
+}
+
+fn locked<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// What a region server is built from.
+pub struct ServerParts {
+    pub name: ServerName,
+    pub root: PathBuf,
+    pub fs: Arc<dyn FileSystem>,
+    pub clock: Arc<dyn Clock>,
+    pub config: Arc<Config>,
+    pub wal: Arc<Wal>,
+    pub cache: Arc<BlockCache>,
+    pub maintenance: Option<Sender<Maintenance>>,
+}
+
+impl RegionServer {
+    pub fn new(parts: ServerParts) -> RegionServer {
+        RegionServer {
+            name: parts.name,
+            root: parts.root,
+            fs: parts.fs,
+            clock: parts.clock,
+            config: parts.config,
+            wal: parts.wal,
+            cache: parts.cache,
+            maintenance: parts.maintenance,
+            online: RwLock::new(HashMap::new()),
+            recovered: Mutex::new(HashMap::new()),
+        }
+    }
+
+    pub fn server_name(&self) -> &ServerName {
+        &self.name
+    }
+
+    pub fn config(&self) -> &Arc<Config> {
+        &self.config
+    }
+
+    pub fn clock(&self) -> &Arc<dyn Clock> {
+        &self.clock
+    }
+
+    pub fn wal(&self) -> &Arc<Wal> {
+        &self.wal
+    }
+
+    /// What a region hosted here runs with.
+    pub fn context(&self) -> RegionContext {
+        RegionContext {
+            fs: self.fs.clone(),
+            clock: self.clock.clone(),
+            config: self.config.clone(),
+            wal: self.wal.clone(),
+            cache: Some(self.cache.clone()),
+            maintenance: self.maintenance.clone(),
+        }
+    }
+
+    /// Hands over WAL edits of regions to replay when they open.
+    pub fn add_recovered_edits(&self, edits: HashMap<String, Vec<WalEdit>>) {
+        let mut r = locked(&self.recovered);
+        for (region, mut list) in edits {
+            r.entry(region).or_default().append(&mut list);
+        }
+    }
+
+    /// Whether a region still has edits to replay.
+    pub fn has_recovered_edits(&self, encoded: &str) -> bool {
+        locked(&self.recovered)
+            .get(encoded)
+            .is_some_and(|e| !e.is_empty())
+    }
+
+    /// Drops the recovered edits of regions that no longer exist; returns their names.
+    pub fn discard_recovered_edits(&self, encoded: &str) {
+        locked(&self.recovered).remove(encoded);
+    }
+
+    /// Opens a region and replays its recovered edits; it serves once this returns. On
+    /// failure the region stays closed and its edits are kept for a later attempt.
+    pub fn open_region(&self, desc: &TableDescriptor, info: &RegionInfo) -> Result<Arc<Region>> {
+        let region = Arc::new(Region::open_range(
+            &region_dir(&self.root, info),
+            &info.encoded,
+            desc.clone(),
+            (info.start.clone(), info.end.clone()),
+            self.context(),
+        )?);
+        let pending = locked(&self.recovered)
+            .get(&info.encoded)
+            .cloned()
+            .unwrap_or_default();
+        for e in &pending {
+            if let Err(err) = region.replay(e) {
+                region.abort();
+                return Err(err.into());
+            }
+        }
+        locked(&self.recovered).remove(&info.encoded);
+        write(&self.online).insert(info.encoded.clone(), region.clone());
+        Ok(region)
+    }
+
+    /// Takes a region offline: flushes and closes it. A region that fails to close stays
+    /// online.
+    pub fn close_region(&self, encoded: &str) -> Result<()> {
+        let Some(region) = write(&self.online).remove(encoded) else {
+            return Ok(());
+        };
+        if let Err(e) = region.close() {
+            write(&self.online).insert(encoded.to_string(), region);
+            return Err(e.into());
+        }
+        Ok(())
+    }
+
+    /// Takes a region offline without flushing (its edits stay in the WAL).
+    pub fn abort_region(&self, encoded: &str) {
+        if let Some(region) = write(&self.online).remove(encoded) {
+            region.abort();
+        }
+    }
+
+    /// The online region `encoded`, or NotServingRegion.
+    pub fn region(&self, encoded: &str) -> Result<Arc<Region>> {
+        read(&self.online)
+            .get(encoded)
+            .cloned()
+            .ok_or_else(|| DbError::RegionNotServing {
+                region: encoded.to_string(),
+                reason: format!("the region is not online on {}", self.name),
+            })
+    }
+
+    pub fn is_online(&self, encoded: &str) -> bool {
+        read(&self.online).contains_key(encoded)
+    }
+
+    /// Every online region.
+    pub fn online_regions(&self) -> Vec<Arc<Region>> {
+        read(&self.online).values().cloned().collect()
+    }
+
+    pub fn flush_region(&self, encoded: &str) -> Result<()> {
+        self.region(encoded)?.flush()?;
+        Ok(())
+    }
+
+    pub fn compact_region(
+        &self,
+        encoded: &str,
+        major: bool,
+    ) -> Result<cellar_region::CompactionOutcome> {
+        Ok(self.region(encoded)?.compact(major)?)
+    }
+
+    /// The first step of a split: closes `parent` (flushing it) and writes each
+    /// daughter's half of every parent file as reference files. The master commits the
+    /// split and then opens the daughters; until then the parent can be reopened.
+    pub fn split_region(
+        &self,
+        parent: &RegionInfo,
+        point: &[u8],
+        a: &RegionInfo,
+        b: &RegionInfo,
+    ) -> Result<()> {
+        let region = self.region(&parent.encoded)?;
+        self.close_region(&parent.encoded)?;
+        for store in region.stores() {
+            let fam = cellar_region::store::family_dir_name(&store.family.name);
+            store.write_references(
+                point,
+                &region_dir(&self.root, a).join(&fam),
+                &region_dir(&self.root, b).join(&fam),
+                &parent.encoded,
+            )?;
+        }
+        Ok(())
+    }
+
+    /// The first step of a merge: closes both parents and writes whole-file references
+    /// to their files in the merged region's directory.
+    pub fn merge_regions(&self, parents: [&RegionInfo; 2], merged: &RegionInfo) -> Result<()> {
+        let regions = [
+            self.region(&parents[0].encoded)?,
+            self.region(&parents[1].encoded)?,
+        ];
+        // On a failure the master reopens whichever parent is closed.
+        self.close_region(&parents[0].encoded)?;
+        self.close_region(&parents[1].encoded)?;
+        for (r, parent) in regions.iter().zip(parents) {
+            for store in r.stores() {
+                let fam = cellar_region::store::family_dir_name(&store.family.name);
+                store.write_whole_references(
+                    &region_dir(&self.root, merged).join(&fam),
+                    &parent.encoded,
+                )?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Asks the maintenance task to compact a region.
+    pub fn request_compaction(&self, encoded: &str) {
+        if let Some(tx) = &self.maintenance {
+            let _ = tx.send(Maintenance::Compact(encoded.to_string()));
+        }
+    }
+
+    /// Closes every region (flushing each); the first failure is returned after all
+    /// were tried.
+    pub fn close_all(&self) -> Result<()> {
+        let names: Vec<String> = read(&self.online).keys().cloned().collect();
+        let mut first = None;
+        for n in names {
+            if let Err(e) = self.close_region(&n) {
+                first.get_or_insert(e);
+            }
+        }
+        first.map_or(Ok(()), Err)
+    }
+}
