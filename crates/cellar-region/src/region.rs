@@ -1,4 +1,4 @@
-//! A region: a table's row range (the whole table for now) with one store per family,
+//! A region: a row range of a table (`[start, end)`, split by row) with one store per family,
 //! the shared WAL, MVCC and row locks. Opening replays the WAL edits its stores have not
 //! flushed; flushes snapshot every MemStore under the updates lock so the flushed
 //! sequence id covers exactly the edits in the files; compactions run beside reads and

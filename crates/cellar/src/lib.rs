@@ -16,3 +16,8 @@ pub use database::{Database, Options};
 pub use error::{DbError, Result};
 pub use master::{FailedRegion, Master, RegionStats};
 pub use region_server::RegionServer;
+
+/// The README's code blocks, compiled and run as doctests so its example stays true.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+pub struct ReadmeDoctests;

@@ -162,3 +162,26 @@ fn the_client_traits_work_and_relocate_after_a_split() {
     admin.enable_table("t").unwrap();
     assert_eq!(admin.list_regions("t").unwrap().len(), 2);
 }
+
+#[test]
+fn the_shell_drives_any_connection() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = Database::open(tmp.path()).unwrap();
+    let client = cellar::shell::Client::new(Box::new(db.connection().clone()));
+    let mut out = Vec::new();
+    {
+        let mut shell = cellar::shell::Shell::with_client(client, true, &mut out);
+        shell
+            .run_script(
+                &b"create 't', 'f'\nput 't', 'r1', 'f:q', 'v1'\nget 't', 'r1'\ndisable 't'\nget 't', 'r1'\n"[..],
+            )
+            .unwrap();
+        assert!(shell.had_error);
+        assert!(shell.database().is_none());
+    }
+    let text = String::from_utf8(out).unwrap();
+    assert!(text.contains("value=v1"), "{text}");
+    assert!(text.contains("ERROR: Table t is disabled!"), "{text}");
+    // The table is there for the database itself too.
+    assert!(db.table_exists("t"));
+}

@@ -5,20 +5,24 @@ use std::fmt::Write as _;
 use cellar_region::{Append, Delete, Get, Increment, Put, Scan, TimeRange};
 use cellar_types::{to_string_binary, LATEST_TIMESTAMP};
 
+use super::client::Client;
 use super::ddl;
 use super::format;
 use super::parse::{CommandLine, Value};
-use crate::database::{Database, DbError};
+use cellar_api::{Error, ErrorKind};
 
 pub(super) type CmdResult = Result<Option<String>, String>;
 
-pub(super) fn db_err(e: DbError) -> String {
-    match e {
-        DbError::TableNotFound(t) => format!("Unknown table {t}!"),
-        DbError::TableExists(t) => format!("Table already exists: {t}!"),
-        DbError::TableNotEnabled(t) => format!("Table {t} is disabled!"),
-        DbError::TableNotDisabled(t) => format!("Table {t} is enabled. Disable it first."),
-        other => other.to_string(),
+/// An error as HBase's shell words it.
+pub(super) fn db_err(e: Error) -> String {
+    match (e.kind(), e.table()) {
+        (ErrorKind::TableNotFound, Some(t)) => format!("Unknown table {t}!"),
+        (ErrorKind::TableExists, Some(t)) => format!("Table already exists: {t}!"),
+        (ErrorKind::TableNotEnabled, Some(t)) => format!("Table {t} is disabled!"),
+        (ErrorKind::TableNotDisabled, Some(t)) => {
+            format!("Table {t} is enabled. Disable it first.")
+        }
+        _ => e.to_string(),
     }
 }
 
@@ -87,7 +91,7 @@ pub(super) fn check_keys(h: &Value, allowed: &[&str], cmd: &str) -> Result<(), S
     Ok(())
 }
 
-pub fn run(db: &Database, c: &CommandLine, out: &mut String, style: &format::Style) -> CmdResult {
+pub fn run(db: &Client, c: &CommandLine, out: &mut String, style: &format::Style) -> CmdResult {
     match c.name.as_str() {
         "help" => ddl::help(out),
         "status" => ddl::status(db, c, out),
@@ -161,7 +165,7 @@ pub fn run(db: &Database, c: &CommandLine, out: &mut String, style: &format::Sty
     }
 }
 
-fn put(db: &Database, c: &CommandLine) -> CmdResult {
+fn put(db: &Client, c: &CommandLine) -> CmdResult {
     let t = db.table(&table_name(c)?).map_err(db_err)?;
     let row = bytes(arg(c, 1, "a row")?, "row")?;
     let (f, q) = split_column(&bytes(arg(c, 2, "a column")?, "column")?);
@@ -189,7 +193,7 @@ fn add_columns_get(mut g: Get, cols: &[Vec<u8>]) -> Get {
     g
 }
 
-fn get(db: &Database, c: &CommandLine, out: &mut String, style: &format::Style) -> CmdResult {
+fn get(db: &Client, c: &CommandLine, out: &mut String, style: &format::Style) -> CmdResult {
     let t = db.table(&table_name(c)?).map_err(db_err)?;
     let row = bytes(arg(c, 1, "a row")?, "row")?;
     let mut g = Get::new(row);
@@ -243,7 +247,7 @@ fn get(db: &Database, c: &CommandLine, out: &mut String, style: &format::Style) 
 /// to the timestamp of a column (DeleteColumn), a family (DeleteFamily), or with no
 /// column or `''` the whole row; `deleteall 't', {ROWPREFIXFILTER => 'p'}` each row
 /// with that prefix.
-fn delete(db: &Database, c: &CommandLine, all: bool) -> CmdResult {
+fn delete(db: &Client, c: &CommandLine, all: bool) -> CmdResult {
     let name = if all { "deleteall" } else { "delete" };
     let t = db.table(&table_name(c)?).map_err(db_err)?;
     let target = arg(c, 1, "a row")?;
@@ -297,7 +301,7 @@ fn delete(db: &Database, c: &CommandLine, all: bool) -> CmdResult {
     Ok(None)
 }
 
-fn incr(db: &Database, c: &CommandLine, out: &mut String) -> CmdResult {
+fn incr(db: &Client, c: &CommandLine, out: &mut String) -> CmdResult {
     let t = db.table(&table_name(c)?).map_err(db_err)?;
     let row = bytes(arg(c, 1, "a row")?, "row")?;
     let (f, q) = split_column(&bytes(arg(c, 2, "a column")?, "column")?);
@@ -319,7 +323,7 @@ fn incr(db: &Database, c: &CommandLine, out: &mut String) -> CmdResult {
     Ok(None)
 }
 
-fn get_counter(db: &Database, c: &CommandLine, out: &mut String) -> CmdResult {
+fn get_counter(db: &Client, c: &CommandLine, out: &mut String) -> CmdResult {
     let t = db.table(&table_name(c)?).map_err(db_err)?;
     let row = bytes(arg(c, 1, "a row")?, "row")?;
     let (f, q) = split_column(&bytes(arg(c, 2, "a column")?, "column")?);
@@ -345,7 +349,7 @@ fn get_counter(db: &Database, c: &CommandLine, out: &mut String) -> CmdResult {
     Ok(None)
 }
 
-fn append(db: &Database, c: &CommandLine, out: &mut String) -> CmdResult {
+fn append(db: &Client, c: &CommandLine, out: &mut String) -> CmdResult {
     let t = db.table(&table_name(c)?).map_err(db_err)?;
     let row = bytes(arg(c, 1, "a row")?, "row")?;
     let (f, q) = split_column(&bytes(arg(c, 2, "a column")?, "column")?);
@@ -480,7 +484,7 @@ fn prefix_stop(prefix: &[u8]) -> Vec<u8> {
     Vec::new()
 }
 
-fn scan(db: &Database, c: &CommandLine, out: &mut String, style: &format::Style) -> CmdResult {
+fn scan(db: &Client, c: &CommandLine, out: &mut String, style: &format::Style) -> CmdResult {
     let t = db.table(&table_name(c)?).map_err(db_err)?;
     let s = build_scan(c)?;
     out.push_str(&style.header("ROW", "COLUMN+CELL"));
@@ -504,7 +508,7 @@ fn scan(db: &Database, c: &CommandLine, out: &mut String, style: &format::Style)
     Ok(None)
 }
 
-fn count(db: &Database, c: &CommandLine, out: &mut String) -> CmdResult {
+fn count(db: &Client, c: &CommandLine, out: &mut String) -> CmdResult {
     let t = db.table(&table_name(c)?).map_err(db_err)?;
     let s = build_scan(c)?;
     let interval = c

@@ -6,10 +6,10 @@ use std::fmt::Write as _;
 use cellar_region::{FamilyDescriptor, TableDescriptor};
 use cellar_types::to_string_binary;
 
+use super::client::Client;
 use super::commands::{bytes, check_keys, columns_of, db_err, int, table_name, CmdResult};
 use super::format;
 use super::parse::{CommandLine, Value};
-use crate::database::Database;
 
 pub(super) fn help(out: &mut String) -> CmdResult {
     out.push_str(
@@ -32,7 +32,7 @@ Examples:\n\
     Ok(None)
 }
 
-pub(super) fn status(db: &Database, c: &CommandLine, out: &mut String) -> CmdResult {
+pub(super) fn status(db: &Client, c: &CommandLine, out: &mut String) -> CmdResult {
     let tables = db.list_tables();
     let detailed = c
         .args
@@ -99,7 +99,7 @@ pub(super) fn status(db: &Database, c: &CommandLine, out: &mut String) -> CmdRes
 }
 
 /// Regions that could not open, with the file and the reason (HBase's FAILED_OPEN).
-fn failed_regions(db: &Database, out: &mut String) {
+fn failed_regions(db: &Client, out: &mut String) {
     let failed = db.failed_regions();
     if failed.is_empty() {
         return;
@@ -110,7 +110,7 @@ fn failed_regions(db: &Database, out: &mut String) {
     }
 }
 
-pub(super) fn list(db: &Database, c: &CommandLine, out: &mut String) -> CmdResult {
+pub(super) fn list(db: &Client, c: &CommandLine, out: &mut String) -> CmdResult {
     let filter = c.args.first().and_then(|v| v.text());
     out.push_str("TABLE\n");
     let mut names = Vec::new();
@@ -195,7 +195,7 @@ fn table_attrs_from_hash(h: &Value, t: &mut TableDescriptor) -> Result<(), Strin
     Ok(())
 }
 
-pub(super) fn create(db: &Database, c: &CommandLine, out: &mut String) -> CmdResult {
+pub(super) fn create(db: &Client, c: &CommandLine, out: &mut String) -> CmdResult {
     let name = table_name(c)?;
     let mut desc = TableDescriptor::new(name.clone());
     let mut splits: Vec<Vec<u8>> = Vec::new();
@@ -246,7 +246,7 @@ pub(super) fn create(db: &Database, c: &CommandLine, out: &mut String) -> CmdRes
     Ok(Some(format!("Hbase::Table - {name}")))
 }
 
-pub(super) fn alter(db: &Database, c: &CommandLine, out: &mut String) -> CmdResult {
+pub(super) fn alter(db: &Client, c: &CommandLine, out: &mut String) -> CmdResult {
     let name = table_name(c)?;
     let specs: Vec<Value> = c.args[1..].to_vec();
     if specs.is_empty() {
@@ -310,7 +310,7 @@ pub(super) fn alter(db: &Database, c: &CommandLine, out: &mut String) -> CmdResu
     Ok(None)
 }
 
-pub(super) fn describe(db: &Database, c: &CommandLine, out: &mut String) -> CmdResult {
+pub(super) fn describe(db: &Client, c: &CommandLine, out: &mut String) -> CmdResult {
     let name = table_name(c)?;
     let (desc, enabled) = db.describe(&name).map_err(db_err)?;
     out.push_str(&desc.describe(enabled));
@@ -319,7 +319,7 @@ pub(super) fn describe(db: &Database, c: &CommandLine, out: &mut String) -> CmdR
     Ok(None)
 }
 
-pub(super) fn list_regions(db: &Database, c: &CommandLine, out: &mut String) -> CmdResult {
+pub(super) fn list_regions(db: &Client, c: &CommandLine, out: &mut String) -> CmdResult {
     let name = table_name(c)?;
     let regions = db.list_regions(&name).map_err(db_err)?;
     let _ = writeln!(

@@ -3,6 +3,7 @@
 //! from standard input so scripts work. An error prints one `ERROR: ...` line and the
 //! shell goes on.
 
+mod client;
 mod commands;
 mod ddl;
 mod format;
@@ -21,9 +22,13 @@ pub enum Flow {
     Exit,
 }
 
-/// A shell on one database, writing to `out`.
+pub use client::Client;
+
+/// A shell on one connection, writing to `out`.
 pub struct Shell<W: Write> {
-    db: Database,
+    client: Client,
+    /// The embedded database the connection goes to, when the shell opened one.
+    db: Option<Database>,
     out: W,
     style: format::Style,
     /// Whether any command failed (the exit status of a script).
@@ -31,13 +36,24 @@ pub struct Shell<W: Write> {
 }
 
 impl<W: Write> Shell<W> {
-    /// A shell printing as to a script's output (no terminal).
+    /// A shell on an embedded database, printing as to a script's output (no
+    /// terminal).
     pub fn new(db: Database, out: W) -> Shell<W> {
         let epoch = db.config().shell_timestamp_epoch;
+        let client = Client::new(Box::new(db.connection().clone()));
+        let mut shell = Shell::with_client(client, epoch, out);
+        shell.db = Some(db);
+        shell
+    }
+
+    /// A shell on any connection; `epoch_timestamps` is
+    /// `hbase.shell.timestamp.format.epoch`.
+    pub fn with_client(client: Client, epoch_timestamps: bool, out: W) -> Shell<W> {
         Shell {
-            db,
+            client,
+            db: None,
             out,
-            style: format::Style::script(epoch),
+            style: format::Style::script(epoch_timestamps),
             had_error: false,
         }
     }
@@ -47,8 +63,9 @@ impl<W: Write> Shell<W> {
         self.style.width = width;
     }
 
-    pub fn database(&self) -> &Database {
-        &self.db
+    /// The embedded database, when the shell runs on one.
+    pub fn database(&self) -> Option<&Database> {
+        self.db.as_ref()
     }
 
     /// Where the output goes.
@@ -72,7 +89,7 @@ impl<W: Write> Shell<W> {
             return Ok(Flow::Exit);
         }
         let mut text = String::new();
-        match commands::run(&self.db, &cmd, &mut text, &self.style) {
+        match commands::run(&self.client, &cmd, &mut text, &self.style) {
             Ok(ret) => {
                 self.out.write_all(text.as_bytes())?;
                 self.out.write_all(
@@ -129,9 +146,13 @@ impl<W: Write> Shell<W> {
         Ok(())
     }
 
-    /// Closes the database (flushing).
+    /// Closes the embedded database, if any (flushing).
     pub fn close(self) -> Result<(), crate::DbError> {
-        self.db.close()
+        drop(self.client);
+        match self.db {
+            Some(db) => db.close(),
+            None => Ok(()),
+        }
     }
 }
 
