@@ -59,6 +59,16 @@ impl MemoryFs {
             let synced = f.synced;
             f.data.truncate(synced);
         }
+        // A file whose removal was not durable comes back, and so does every directory
+        // above it (a directory holding a file cannot have been removed for good).
+        for p in durable.keys() {
+            for a in p.ancestors().skip(1) {
+                if a.as_os_str().is_empty() {
+                    break;
+                }
+                state.dirs.insert(a.to_path_buf());
+            }
+        }
         state.files = durable;
     }
 

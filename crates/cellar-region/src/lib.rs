@@ -11,6 +11,7 @@ pub mod cursor;
 pub mod delete_tracker;
 pub mod descriptor;
 mod error;
+pub mod manifest;
 pub mod matcher;
 pub mod memstore;
 pub mod mvcc;
@@ -19,6 +20,7 @@ pub mod row_lock;
 pub mod scanner;
 pub mod split_policy;
 pub mod store;
+mod store_upgrade;
 mod write;
 
 #[cfg(test)]

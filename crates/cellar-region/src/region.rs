@@ -321,7 +321,7 @@ impl Region {
             let mut cells = CompactionStream::new(Heap::new(vec![Box::new(cursor)]), matcher);
             let file = store.write_file(&mut cells, flush_seq, false, &[], now)?;
             wrote |= file.is_some();
-            store.commit_flush(file);
+            store.commit_flush(file)?;
         }
         self.ctx.wal.mark_flushed(&self.name, flush_seq)?;
         if wrote {

@@ -16,6 +16,7 @@ use cellar_types::{Cell, KeyRef};
 use crate::cursor::{CellCursor, FileCursor, MemCursor};
 use crate::descriptor::FamilyDescriptor;
 use crate::error::{RegionError, Result};
+use crate::manifest::{Edit, FileEntry, FileKind, Manifest};
 use crate::memstore::MemSegment;
 
 /// The directory name of a family's store: the name itself when it is UTF-8, and
@@ -55,50 +56,15 @@ pub struct StoreFile {
 }
 
 /// Half of a parent region's store file: rows below the split row (bottom) or from it
-/// on (top).
+/// on (top); the top half from the empty row is the whole file (a merge).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Half {
     pub split_row: Vec<u8>,
     pub top: bool,
-    /// The parent's file.
+    /// The parent's file, resolved under the table directory.
     pub parent: PathBuf,
-}
-
-impl Half {
-    /// The reference file's text.
-    pub fn encode(&self) -> String {
-        let hex = cellar_types::to_hex(&self.split_row);
-        format!(
-            "parent={}\nsplit_row={hex}\nhalf={}\n",
-            self.parent.display(),
-            if self.top { "top" } else { "bottom" }
-        )
-    }
-
-    pub fn decode(text: &str) -> Option<Half> {
-        let mut parent = None;
-        let mut split_row = None;
-        let mut top = None;
-        for line in text.lines() {
-            let (k, v) = line.split_once('=')?;
-            match k {
-                "parent" => parent = Some(PathBuf::from(v)),
-                "split_row" => split_row = Some(cellar_types::from_hex(v)?),
-                "half" => top = Some(v == "top"),
-                _ => {}
-            }
-        }
-        Some(Half {
-            parent: parent?,
-            split_row: split_row?,
-            top: top?,
-        })
-    }
-}
-
-/// Whether a store file name is a split reference (`<file>.<parent region>`).
-pub fn is_reference(name: &str) -> bool {
-    name.contains('.') && !name.starts_with('.')
+    /// The parent region's encoded name.
+    pub parent_region: String,
 }
 
 impl StoreFile {
@@ -146,24 +112,41 @@ impl StoreFile {
         })
     }
 
-    /// Opens a split reference: the parent's file, seen as one half.
+    /// Opens a reference entry of the store in `store_dir`: the parent's file (in the
+    /// parent region's directory of the same family, under the same table), seen as
+    /// one half.
     pub fn open_reference(
         fs: &Arc<dyn FileSystem>,
-        path: &Path,
+        store_dir: &Path,
+        entry: &FileEntry,
         cache: Option<Arc<BlockCache>>,
     ) -> Result<StoreFile> {
-        let text = String::from_utf8_lossy(&cellar_io::read_all(fs.as_ref(), path)?).into_owned();
-        let half = Half::decode(&text).ok_or_else(|| RegionError::CorruptStore {
-            path: path.display().to_string(),
-            reason: "unreadable split reference".into(),
-        })?;
-        let parent = StoreFile::open(fs, &half.parent, cache)?;
+        let FileKind::Reference {
+            parent_region,
+            parent_file,
+            split_row,
+            top,
+        } = &entry.kind
+        else {
+            return StoreFile::open(fs, &store_dir.join(&entry.name), cache);
+        };
+        let family_dir = store_dir.file_name().unwrap_or_default();
+        let table_dir =
+            store_dir
+                .parent()
+                .and_then(Path::parent)
+                .ok_or_else(|| RegionError::CorruptStore {
+                    path: store_dir.display().to_string(),
+                    reason: "a reference outside a table directory".into(),
+                })?;
+        let parent_path = table_dir
+            .join(parent_region)
+            .join(family_dir)
+            .join(parent_file);
+        let parent = StoreFile::open(fs, &parent_path, cache)?;
         Ok(StoreFile {
-            name: path
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default(),
-            path: path.to_path_buf(),
+            name: entry.name.clone(),
+            path: parent_path.clone(),
             size: parent.size / 2,
             entries: parent.entries / 2,
             reader: parent.reader,
@@ -172,7 +155,12 @@ impl StoreFile {
             time_range: parent.time_range,
             earliest_put_ts: parent.earliest_put_ts,
             compacted: Vec::new(),
-            half: Some(half),
+            half: Some(Half {
+                split_row: split_row.clone(),
+                top: *top,
+                parent: parent_path,
+                parent_region: parent_region.clone(),
+            }),
         })
     }
 
@@ -210,6 +198,8 @@ pub struct Store {
     fs: Arc<dyn FileSystem>,
     cache: Option<Arc<BlockCache>>,
     state: RwLock<StoreState>,
+    /// Which files the store holds.
+    manifest: Manifest,
 }
 
 static FILE_COUNTER: AtomicU64 = AtomicU64::new(0);
@@ -221,7 +211,9 @@ pub(crate) fn new_file_name(now: i64) -> String {
 }
 
 impl Store {
-    /// Opens the store in `dir`, creating it if needed.
+    /// Opens the store in `dir`, creating it if needed. Its files are what its manifest
+    /// names (a directory of the layout before manifests is upgraded once); a file the
+    /// manifest names but cannot be opened fails the open, naming it.
     pub fn open(
         fs: Arc<dyn FileSystem>,
         dir: &Path,
@@ -235,45 +227,34 @@ impl Store {
         }
         let tmp = dir.join(".tmp");
         if fs.exists(&tmp) {
+            // Temporary files of the layout before manifests.
             for p in fs.list_dir(&tmp)? {
                 fs.remove_file(&p)?;
             }
         }
-        let mut files = Vec::new();
-        for path in fs.list_dir(dir)? {
-            let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
-                continue;
-            };
-            if name.starts_with('.') {
-                continue;
+        // Nothing is written until every file the store names has opened.
+        let (live, legacy_refs) = match Manifest::read(fs.as_ref(), dir)? {
+            Some(live) => (live, Vec::new()),
+            None => {
+                let legacy = crate::store_upgrade::read_legacy(&fs, dir, cache.clone())?;
+                (legacy.live, legacy.reference_files)
             }
-            if is_reference(name) {
-                files.push(Arc::new(StoreFile::open_reference(
-                    &fs,
-                    &path,
-                    cache.clone(),
-                )?));
-                continue;
-            }
-            files.push(Arc::new(StoreFile::open(&fs, &path, cache.clone())?));
-        }
-        // Files replaced by a finished compaction whose deletion did not complete.
-        let replaced: std::collections::HashSet<String> = files
-            .iter()
-            .flat_map(|f| f.compacted.iter().cloned())
-            .collect();
-        if !replaced.is_empty() {
-            let mut keep = Vec::new();
-            for f in files {
-                if replaced.contains(&f.name) {
-                    fs.remove_file(&f.path)?;
-                } else {
-                    keep.push(f);
+        };
+        let mut files = Vec::with_capacity(live.len());
+        for entry in &live {
+            files.push(Arc::new(match entry.kind {
+                FileKind::HFile => StoreFile::open(&fs, &dir.join(&entry.name), cache.clone())?,
+                FileKind::Reference { .. } => {
+                    StoreFile::open_reference(&fs, dir, entry, cache.clone())?
                 }
-            }
-            files = keep;
-            fs.sync_dir(dir)?;
+            }));
         }
+        // A fresh log of the live files (the first one, for a store of the old layout).
+        let manifest = Manifest::create(fs.clone(), dir, live.clone())?;
+        for p in legacy_refs {
+            fs.remove_file(&p)?;
+        }
+        clean_strays(fs.as_ref(), dir, &live)?;
         files.sort_by(|a, b| a.max_seq_id.cmp(&b.max_seq_id).then(a.name.cmp(&b.name)));
         Ok(Store {
             family,
@@ -285,6 +266,7 @@ impl Store {
                 snapshot: None,
                 files,
             }),
+            manifest,
         })
     }
 
@@ -331,8 +313,8 @@ impl Store {
         self.read().files.iter().any(|f| f.half.is_some())
     }
 
-    /// Writes split references to every file of this store into `bottom` and `top`
-    /// (the daughters' store directories), fsynced.
+    /// Creates the daughters' stores in `bottom` and `top`: each a manifest of
+    /// references to this store's files, halved at `split_row`.
     pub fn write_references(
         &self,
         split_row: &[u8],
@@ -340,36 +322,39 @@ impl Store {
         top: &Path,
         parent: &str,
     ) -> Result<()> {
-        self.write_reference_files(bottom, parent, split_row, false)?;
-        self.write_reference_files(top, parent, split_row, true)
+        self.write_reference_manifest(bottom, parent, split_row, false)?;
+        self.write_reference_manifest(top, parent, split_row, true)
     }
 
-    /// Writes a reference to every whole file of this store into `dir` (a merge): the
-    /// top half from the empty row is the whole file.
+    /// Creates the merged region's store in `dir` (or adds to it, for the second parent):
+    /// references to every whole file of this store.
     pub fn write_whole_references(&self, dir: &Path, parent: &str) -> Result<()> {
-        self.write_reference_files(dir, parent, b"", true)
+        self.write_reference_manifest(dir, parent, b"", true)
     }
 
-    fn write_reference_files(
+    fn write_reference_manifest(
         &self,
         dir: &Path,
         parent: &str,
         split_row: &[u8],
         top: bool,
     ) -> Result<()> {
-        self.fs.create_dir_all(dir)?;
+        let mut live = Manifest::read(self.fs.as_ref(), dir)
+            .ok()
+            .flatten()
+            .unwrap_or_default();
         for f in self.files() {
-            let half = Half {
-                split_row: split_row.to_vec(),
-                top,
-                parent: f.path.clone(),
-            };
-            let path = dir.join(format!("{}.{parent}", f.name));
-            let mut w = self.fs.create(&path)?;
-            w.append(half.encode().as_bytes())?;
-            w.sync()?;
+            live.push(FileEntry {
+                name: format!("{}.{parent}", f.name),
+                kind: FileKind::Reference {
+                    parent_region: parent.to_string(),
+                    parent_file: f.name.clone(),
+                    split_row: split_row.to_vec(),
+                    top,
+                },
+            });
         }
-        self.fs.sync_dir(dir)?;
+        Manifest::create(self.fs.clone(), dir, live)?;
         Ok(())
     }
 
@@ -421,8 +406,9 @@ impl Store {
         }
     }
 
-    /// Writes `cells` to a new file under `.tmp/`, then moves it into the store. Returns
-    /// the opened file (not yet visible to readers), or `None` for no cells.
+    /// Writes `cells` to a new file of the store, under its final, unique name (it is
+    /// part of the store only once a manifest commit names it). Returns the opened file
+    /// (not yet visible to readers), or `None` for no cells.
     pub fn write_file(
         &self,
         cells: &mut dyn Iterator<Item = Result<Cell>>,
@@ -431,11 +417,9 @@ impl Store {
         compacted: &[String],
         now: i64,
     ) -> Result<Option<Arc<StoreFile>>> {
-        let tmp_dir = self.dir.join(".tmp");
-        self.fs.create_dir_all(&tmp_dir)?;
         let name = new_file_name(now);
-        let tmp = tmp_dir.join(&name);
-        let mut w = HFileWriter::create(self.fs.as_ref(), &tmp, self.writer_options(now))?;
+        let dest = self.dir.join(&name);
+        let mut w = HFileWriter::create(self.fs.as_ref(), &dest, self.writer_options(now))?;
         w.add_file_info(fi::MAX_SEQ_ID_KEY, (max_seq_id as i64).to_be_bytes());
         w.add_file_info(fi::MAJOR_COMPACTION_KEY, vec![major as u8]);
         if !compacted.is_empty() {
@@ -448,11 +432,9 @@ impl Store {
         }
         let _summary = w.close()?;
         if !any && compacted.is_empty() {
-            self.fs.remove_file(&tmp)?;
+            self.fs.remove_file(&dest)?;
             return Ok(None);
         }
-        let dest = self.dir.join(&name);
-        self.fs.rename(&tmp, &dest)?;
         self.fs.sync_dir(&self.dir)?;
         Ok(Some(Arc::new(StoreFile::open(
             &self.fs,
@@ -461,21 +443,37 @@ impl Store {
         )?)))
     }
 
-    /// Publishes a flushed file and drops the snapshot it came from.
-    pub fn commit_flush(&self, file: Option<Arc<StoreFile>>) {
+    /// Commits a flushed file to the manifest, publishes it and drops the snapshot it
+    /// came from.
+    pub fn commit_flush(&self, file: Option<Arc<StoreFile>>) -> Result<()> {
+        if let Some(f) = &file {
+            self.manifest.commit(Edit {
+                add: vec![FileEntry::hfile(f.name.clone())],
+                remove: Vec::new(),
+            })?;
+        }
         let mut s = self.write();
         if let Some(f) = file {
             s.files.push(f);
         }
         s.snapshot = None;
+        Ok(())
     }
 
-    /// Swaps compacted files for their output, then deletes them.
+    /// Swaps compacted files for their output in one manifest commit, then deletes the
+    /// replaced files of this store (a reference's parent file stays with its parent).
     pub fn commit_compaction(
         &self,
         removed: &[Arc<StoreFile>],
         output: Option<Arc<StoreFile>>,
     ) -> Result<()> {
+        self.manifest.commit(Edit {
+            add: output
+                .iter()
+                .map(|o| FileEntry::hfile(o.name.clone()))
+                .collect(),
+            remove: removed.iter().map(|f| f.name.clone()).collect(),
+        })?;
         {
             let mut s = self.write();
             s.files
@@ -486,8 +484,8 @@ impl Store {
                     .sort_by(|a, b| a.max_seq_id.cmp(&b.max_seq_id).then(a.name.cmp(&b.name)));
             }
         }
-        for f in removed {
-            if let Some(c) = self.cache.as_ref().filter(|_| f.half.is_none()) {
+        for f in removed.iter().filter(|f| f.half.is_none()) {
+            if let Some(c) = &self.cache {
                 c.evict_file(f.reader.id());
             }
             self.fs.remove_file(&f.path)?;
@@ -539,4 +537,35 @@ impl Store {
             reason: reason.into(),
         }
     }
+}
+
+/// Files in a store directory that its manifest does not name. A store file (32 hex
+/// digits) is provably unreferenced — a file becomes part of a store, or of a
+/// daughter's references, only through a manifest commit naming it — so it is deleted
+/// (the output of a flush or compaction that did not commit); anything else is left
+/// alone with a warning.
+fn clean_strays(fs: &dyn FileSystem, dir: &Path, live: &[FileEntry]) -> Result<()> {
+    let named: std::collections::HashSet<&str> = live
+        .iter()
+        .filter(|e| e.kind == FileKind::HFile)
+        .map(|e| e.name.as_str())
+        .collect();
+    for path in fs.list_dir(dir)? {
+        let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+            continue;
+        };
+        if named.contains(name)
+            || name == ".tmp"
+            || crate::manifest::manifest_number(name).is_some()
+        {
+            continue;
+        }
+        if crate::store_upgrade::is_store_file_name(name) && !fs.is_dir(&path) {
+            tracing::warn!(path = %path.display(), "store file no manifest names; deleted");
+            fs.remove_file(&path)?;
+        } else {
+            tracing::warn!(path = %path.display(), "not part of the store; ignored");
+        }
+    }
+    Ok(())
 }

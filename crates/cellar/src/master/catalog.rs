@@ -147,6 +147,17 @@ pub fn regions_of(meta: &Region, table: &str) -> Result<Vec<RegionInfo>> {
     Ok(out)
 }
 
+/// Every table the catalog has regions of.
+pub fn table_names(meta: &Region) -> Result<std::collections::BTreeSet<String>> {
+    let mut out = std::collections::BTreeSet::new();
+    for r in meta.scanner(&Scan::new())? {
+        let r = r?;
+        let end = r.row.iter().position(|b| *b == 0).unwrap_or(r.row.len());
+        out.insert(String::from_utf8_lossy(&r.row[..end]).into_owned());
+    }
+    Ok(out)
+}
+
 /// The most regions a table can be created with (pre-split keys + 1): far above any
 /// sensible layout (HBase suggests tens to hundreds of regions per server), far below
 /// what exhausts memory or the disk's directory entries.

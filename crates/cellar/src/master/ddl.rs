@@ -20,13 +20,19 @@ impl Master {
         )
     }
 
-    fn write_state(&self, table: &str, enabled: bool) -> Result<()> {
+    pub(super) fn write_state(&self, table: &str, enabled: bool) -> Result<()> {
         let path = table_dir(&self.root, table).join(".tablestate");
         let text = format!(
             "state = \"{}\"\n",
             if enabled { "ENABLED" } else { "DISABLED" }
         );
         write_atomic(self.fs.as_ref(), &path, text.as_bytes())
+    }
+
+    /// Marks a drop in progress: an open after a crash finishes it.
+    fn write_deleting(&self, table: &str) -> Result<()> {
+        let path = table_dir(&self.root, table).join(".tablestate");
+        write_atomic(self.fs.as_ref(), &path, b"state = \"DELETING\"\n")
     }
 
     fn sync_namespace(&self) -> Result<()> {
@@ -77,6 +83,7 @@ impl Master {
                 enabled: true,
                 regions,
                 parents: Vec::new(),
+                damaged: None,
             }),
         );
         Ok(())
@@ -93,6 +100,12 @@ impl Master {
         let _proc = locked(&st.procedure);
         let (old, slots, enabled) = {
             let e = read(&st.entry);
+            if let Some(why) = &e.damaged {
+                return Err(DbError::Open {
+                    path: table_dir(&self.root, name),
+                    reason: why.clone(),
+                });
+            }
             (e.desc.clone(), e.regions.clone(), e.enabled)
         };
         let mut desc = old.clone();
@@ -158,6 +171,12 @@ impl Master {
             if e.enabled {
                 return Err(DbError::TableNotDisabled(name.to_string()));
             }
+            if let Some(why) = &e.damaged {
+                return Err(DbError::Open {
+                    path: table_dir(&self.root, name),
+                    reason: why.clone(),
+                });
+            }
             (e.desc.clone(), e.regions.clone())
         };
         // A region that cannot open stays offline (reported by `failed_regions`); the
@@ -188,6 +207,7 @@ impl Master {
                 .chain(e.parents.iter().cloned())
                 .collect()
         };
+        self.write_deleting(name)?;
         catalog::delete_regions(&self.meta, &infos)?;
         remove_tree(self.fs.as_ref(), &table_dir(&self.root, name))?;
         self.sync_namespace()?;

@@ -73,6 +73,8 @@ pub(crate) struct TableEntry {
     pub(crate) regions: Vec<Slot>,
     /// Split and merge parents whose files daughters still reference.
     pub(crate) parents: Vec<RegionInfo>,
+    /// Why the table's metadata cannot be used (it stays offline), if it cannot.
+    pub(crate) damaged: Option<String>,
 }
 
 impl TableEntry {
@@ -154,6 +156,12 @@ impl Master {
     pub fn describe(&self, name: &str) -> Result<(TableDescriptor, bool)> {
         let st = self.state(name)?;
         let e = read(&st.entry);
+        if let Some(why) = &e.damaged {
+            return Err(DbError::Open {
+                path: table_dir(&self.root, name),
+                reason: why.clone(),
+            });
+        }
         Ok((e.desc.clone(), e.enabled))
     }
 

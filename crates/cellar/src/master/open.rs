@@ -68,57 +68,140 @@ impl Master {
         Ok(master)
     }
 
+    /// Reads a table's `.tablestate`: its state word and, for a table of the layout
+    /// before the catalog, its one region. `None` when there is no state file.
+    fn read_state(&self, dir: &std::path::Path) -> Result<Option<(String, Option<String>)>> {
+        let path = dir.join(".tablestate");
+        if !self.fs.exists(&path) {
+            return Ok(None);
+        }
+        let text =
+            String::from_utf8_lossy(&cellar_io::read_all(self.fs.as_ref(), &path)?).into_owned();
+        let state: toml::Table = text.parse().map_err(|e: toml::de::Error| DbError::Open {
+            path: path.clone(),
+            reason: e.to_string(),
+        })?;
+        let word = state
+            .get("state")
+            .and_then(|v| v.as_str())
+            .unwrap_or("ENABLED")
+            .to_string();
+        let region = state
+            .get("region")
+            .and_then(|v| v.as_str())
+            .map(str::to_string);
+        Ok(Some((word, region)))
+    }
+
+    /// Region directories under a table directory.
+    fn region_dirs(&self, dir: &std::path::Path) -> Result<Vec<String>> {
+        let mut out = Vec::new();
+        if !self.fs.exists(dir) {
+            return Ok(out);
+        }
+        for sub in self.fs.list_dir(dir)? {
+            let name = sub.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+            if self.fs.is_dir(&sub) && !name.starts_with('.') {
+                out.push(name.to_string());
+            }
+        }
+        Ok(out)
+    }
+
+    /// Opens every table. The catalog says which tables and regions exist; a table's
+    /// directory says how it is described and whether it is enabled. What a crash
+    /// leaves behind is finished or undone here: a drop that committed (or was marked
+    /// DELETING) is completed, a create that did not commit is removed (it never held
+    /// data). Nothing else is deleted because metadata is missing: a table whose
+    /// descriptor is missing or damaged stays listed and offline, its WAL edits kept; a
+    /// directory with regions the catalog does not know is reported and left alone.
     fn load_tables(&self, mut by_region: HashMap<String, Vec<WalEdit>>) -> Result<()> {
         let ns = self.root.join("data").join(NAMESPACE);
         self.fs.create_dir_all(&ns)?;
-        let mut tables = BTreeMap::new();
+        let mut names = catalog::table_names(&self.meta)?;
         for dir in self.fs.list_dir(&ns)? {
-            let desc_path = dir.join(".tabledesc");
-            let state_path = dir.join(".tablestate");
-            if !self.fs.exists(&desc_path) || !self.fs.exists(&state_path) {
+            if let Some(n) = dir.file_name().and_then(|n| n.to_str()) {
+                if self.fs.is_dir(&dir) {
+                    names.insert(n.to_string());
+                }
+            }
+        }
+        // Edits of these regions are kept even though no region serves them.
+        let mut keep_edits: HashSet<String> = HashSet::new();
+        let mut tables = BTreeMap::new();
+        for name in names {
+            let dir = super::table_dir(&self.root, &name);
+            let state = self.read_state(&dir)?;
+            let deleting = state.as_ref().is_some_and(|(w, _)| w == "DELETING");
+            let mut infos = catalog::regions_of(&self.meta, &name)?;
+            if deleting {
+                // A drop that did not finish: finish it.
+                catalog::delete_regions(&self.meta, &infos)?;
+                let dirs = self.region_dirs(&dir)?;
+                remove_tree(self.fs.as_ref(), &dir)?;
+                for r in infos.iter().map(|i| i.encoded.clone()).chain(dirs) {
+                    by_region.remove(&r);
+                }
+                tracing::warn!(table = %name, "finished a drop that a crash interrupted");
                 continue;
             }
-            let text = String::from_utf8_lossy(&cellar_io::read_all(self.fs.as_ref(), &desc_path)?)
-                .into_owned();
-            let desc = cellar_region::descriptor::from_toml(&text)?;
-            let state: toml::Table =
-                String::from_utf8_lossy(&cellar_io::read_all(self.fs.as_ref(), &state_path)?)
-                    .parse()
-                    .map_err(|e: toml::de::Error| DbError::Open {
-                        path: state_path.clone(),
-                        reason: e.to_string(),
-                    })?;
-            let enabled = state.get("state").and_then(|v| v.as_str()) == Some("ENABLED");
-            let mut infos = catalog::regions_of(&self.meta, &desc.name)?;
             if infos.is_empty() {
-                // A table written before the catalog kept its one region in .tablestate.
-                let Some(old) = state.get("region").and_then(|v| v.as_str()) else {
+                if let Some(old) = state.as_ref().and_then(|(_, r)| r.clone()) {
+                    // A table written before the catalog kept its one region in
+                    // .tablestate.
+                    let info = RegionInfo {
+                        table: name.clone(),
+                        start: Vec::new(),
+                        end: Vec::new(),
+                        id: 0,
+                        encoded: old,
+                        offline: false,
+                    };
+                    catalog::put_regions(&self.meta, std::slice::from_ref(&info))?;
+                    infos.push(info);
+                } else {
+                    let dirs = self.region_dirs(&dir)?;
+                    if dirs.is_empty() {
+                        // A create that did not reach its catalog commit.
+                        tracing::warn!(table = %name, "removing a table whose creation did not complete");
+                        remove_tree(self.fs.as_ref(), &dir)?;
+                    } else {
+                        tracing::warn!(
+                            table = %name,
+                            "table directory with regions the catalog does not know; left alone"
+                        );
+                        keep_edits.extend(dirs);
+                    }
                     continue;
-                };
-                let info = RegionInfo {
-                    table: desc.name.clone(),
-                    start: Vec::new(),
-                    end: Vec::new(),
-                    id: 0,
-                    encoded: old.to_string(),
-                    offline: false,
-                };
-                catalog::put_regions(&self.meta, std::slice::from_ref(&info))?;
-                infos.push(info);
+                }
+            }
+            let enabled = state.as_ref().is_none_or(|(w, _)| w != "DISABLED");
+            if state.is_none() {
+                // The create committed in the catalog before its state file was written.
+                self.write_state(&name, true)?;
             }
             let (parents, infos): (Vec<RegionInfo>, Vec<RegionInfo>) =
                 infos.into_iter().partition(|i| i.offline);
-            // Region directories the catalog does not know are leftovers of a split that
-            // did not commit.
+            let desc = match self.read_desc(&dir) {
+                Ok(d) => d,
+                Err(e) => {
+                    let reason = format!("the table's descriptor cannot be read: {e}");
+                    tracing::warn!(table = %name, "table stays offline: {reason}");
+                    let t = self.damaged_table(&name, infos, parents, &mut by_region, &reason);
+                    tables.insert(name.clone(), t);
+                    continue;
+                }
+            };
+            // Region directories the catalog does not know are leftovers of a split or
+            // merge that did not commit.
             let known: HashSet<&str> = infos
                 .iter()
                 .chain(parents.iter())
                 .map(|i| i.encoded.as_str())
                 .collect();
-            for sub in self.fs.list_dir(&dir)? {
-                let name = sub.file_name().and_then(|n| n.to_str()).unwrap_or_default();
-                if self.fs.is_dir(&sub) && !name.starts_with('.') && !known.contains(name) {
-                    remove_tree(self.fs.as_ref(), &sub)?;
+            for sub in self.region_dirs(&dir)? {
+                if !known.contains(sub.as_str()) {
+                    remove_tree(self.fs.as_ref(), &dir.join(&sub))?;
                 }
             }
             let mut regions = Vec::new();
@@ -157,16 +240,63 @@ impl Master {
                     enabled,
                     regions,
                     parents,
+                    damaged: None,
                 }),
             );
         }
         *super::write(&self.tables) = tables;
         // Edits of regions that no longer exist never need replaying.
         if let Some(s) = self.servers.first() {
-            for region in by_region.keys() {
+            for region in by_region.keys().filter(|r| !keep_edits.contains(*r)) {
                 s.wal().forget_region(region)?;
             }
         }
         Ok(())
+    }
+
+    fn read_desc(&self, dir: &std::path::Path) -> Result<cellar_api::TableDescriptor> {
+        let path = dir.join(".tabledesc");
+        let text =
+            String::from_utf8_lossy(&cellar_io::read_all(self.fs.as_ref(), &path)?).into_owned();
+        cellar_region::descriptor::from_toml(&text).map_err(|e| DbError::Open {
+            path,
+            reason: e.to_string(),
+        })
+    }
+
+    /// A table whose descriptor cannot be read: listed, disabled, every region offline
+    /// with the reason, its WAL edits handed to the server and kept there.
+    fn damaged_table(
+        &self,
+        name: &str,
+        infos: Vec<RegionInfo>,
+        parents: Vec<RegionInfo>,
+        by_region: &mut HashMap<String, Vec<WalEdit>>,
+        reason: &str,
+    ) -> Arc<TableState> {
+        let mut regions = Vec::new();
+        for info in infos {
+            let server = self.pick_server();
+            if let Some(edits) = by_region.remove(&info.encoded) {
+                let mut m = HashMap::new();
+                m.insert(info.encoded.clone(), edits);
+                self.server(server).add_recovered_edits(m);
+            }
+            regions.push(Slot {
+                info,
+                server,
+                failed: Some(reason.to_string()),
+            });
+        }
+        for p in &parents {
+            by_region.remove(&p.encoded);
+        }
+        TableState::new(TableEntry {
+            desc: cellar_api::TableDescriptor::new(name),
+            enabled: false,
+            regions,
+            parents,
+            damaged: Some(reason.to_string()),
+        })
     }
 }

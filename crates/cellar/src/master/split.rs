@@ -153,15 +153,27 @@ impl Master {
             let e = read(&st.entry);
             (e.parents.clone(), e.regions.clone(), e.enabled)
         };
+        // A region that is not online cannot be asked what it references: keep every
+        // parent until all are.
+        if !slots
+            .iter()
+            .all(|s| self.server(s.server).is_online(&s.info.encoded))
+        {
+            return Ok(0);
+        }
         let mut removed = Vec::new();
         for parent in parents {
-            let suffix = format!(".{}", parent.encoded);
             let referenced = slots.iter().any(|s| {
                 self.server(s.server)
                     .region(&s.info.encoded)
                     .is_ok_and(|r| {
-                        r.stores()
-                            .any(|st| st.files().iter().any(|f| f.name.ends_with(&suffix)))
+                        r.stores().any(|st| {
+                            st.files().iter().any(|f| {
+                                f.half
+                                    .as_ref()
+                                    .is_some_and(|h| h.parent_region == parent.encoded)
+                            })
+                        })
                     })
             });
             if referenced || !enabled {
