@@ -75,13 +75,15 @@ impl Clock for ManualClock {
         Duration::from_millis(self.now.load(Ordering::SeqCst).max(0) as u64)
     }
 
-    /// Simulated: the clock moves forward by `d` at once (rounded up to a millisecond)
-    /// and the caller yields, so a retry loop under a manual clock runs its course
-    /// without waiting.
+    /// Simulated: the clock moves forward by `d` at once (rounded up to a millisecond),
+    /// and the caller waits at most 2 ms of real time, so a retry loop under a manual
+    /// clock runs its course quickly while other threads (a split it waits for) still
+    /// get to run.
+    #[allow(clippy::disallowed_methods)]
     fn sleep(&self, d: Duration) {
         let ms = d.as_millis().max(1).min(i64::MAX as u128) as i64;
         self.now.fetch_add(ms, Ordering::SeqCst);
-        std::thread::yield_now();
+        std::thread::sleep(d.min(Duration::from_millis(2)));
     }
 }
 
