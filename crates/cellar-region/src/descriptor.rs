@@ -7,6 +7,9 @@ pub use cellar_api::{FamilyDescriptor, KeepDeletedCells, TableDescriptor, FOREVE
 
 use crate::error::{RegionError, Result};
 
+/// The `.tabledesc` format this release writes and reads.
+pub const DESCRIPTOR_VERSION: i64 = 1;
+
 /// The store-file encoding of a family's `DATA_BLOCK_ENCODING`.
 pub fn encoding(e: DataBlockEncoding) -> cellar_hfile::DataBlockEncoding {
     match e {
@@ -64,6 +67,10 @@ pub fn check_descriptor(desc: &TableDescriptor) -> Result<()> {
 /// The on-disk form.
 pub fn to_toml(desc: &TableDescriptor) -> String {
     let mut table = toml::Table::new();
+    table.insert(
+        "format_version".into(),
+        toml::Value::Integer(DESCRIPTOR_VERSION),
+    );
     table.insert("name".into(), toml::Value::String(desc.name.clone()));
     let mut attrs = toml::Table::new();
     for (k, v) in desc.table_attributes() {
@@ -106,6 +113,16 @@ pub fn from_toml(text: &str) -> Result<TableDescriptor> {
         reason: m,
     };
     let t: toml::Table = text.parse().map_err(|e| corrupt(format!("{e}")))?;
+    // Descriptors written before versions were recorded are version 1.
+    let version = t
+        .get("format_version")
+        .and_then(|v| v.as_integer())
+        .unwrap_or(1);
+    if version > DESCRIPTOR_VERSION {
+        return Err(corrupt(format!(
+            "table descriptor format version {version} is newer than this release reads (version {DESCRIPTOR_VERSION}); open it with a newer Cellar"
+        )));
+    }
     let name = t
         .get("name")
         .and_then(|v| v.as_str())
@@ -176,6 +193,16 @@ mod tests {
         t.set_attribute("MEMSTORE_FLUSHSIZE", "1048576").unwrap();
         check_descriptor(&t).unwrap();
         assert_eq!(from_toml(&to_toml(&t)).unwrap(), t);
+    }
+
+    #[test]
+    fn a_newer_descriptor_format_is_refused() {
+        let t = TableDescriptor::new("t").with_family(FamilyDescriptor::new("f"));
+        let text = to_toml(&t).replace("format_version = 1", "format_version = 2");
+        let e = from_toml(&text).unwrap_err().to_string();
+        assert!(e.contains("newer than this release"), "{e}");
+        let old = to_toml(&t).replace("format_version = 1\n", "");
+        assert_eq!(from_toml(&old).unwrap(), t);
     }
 
     #[test]

@@ -125,6 +125,14 @@ pub(crate) fn replay(
         };
         let mut torn_at: Option<usize> = None;
         let mut dropped_records: Option<u64> = None;
+        if let Some(v) = newer_version(&data) {
+            return Err(corrupt(
+                0,
+                format!(
+                    "WAL segment format version {v} is newer than this release reads (version 01); open it with a newer Cellar"
+                ),
+            ));
+        }
         if data.len() < SEGMENT_MAGIC.len() || &data[..SEGMENT_MAGIC.len()] != SEGMENT_MAGIC {
             if is_last && (SEGMENT_MAGIC.starts_with(&data) || !valid_record_after(&data, 0)) {
                 // Created, then never (or never legibly) written.
@@ -190,4 +198,15 @@ pub(crate) fn replay(
         metas.push(meta);
     }
     Ok((metas, report))
+}
+
+/// The version of a segment written by a newer format (`CLWALnn\n` with nn > 01).
+fn newer_version(data: &[u8]) -> Option<String> {
+    let head = data.get(..SEGMENT_MAGIC.len())?;
+    let digits = head.get(5..7)?;
+    if !head.starts_with(b"CLWAL") || head[7] != b'\n' || !digits.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    let v = std::str::from_utf8(digits).ok()?;
+    (v > "01").then(|| v.to_string())
 }

@@ -333,3 +333,29 @@ fn garbage_after_the_last_record_is_a_torn_tail() {
         "{err}"
     );
 }
+
+#[test]
+fn a_segment_of_a_newer_format_is_refused_with_its_version() {
+    let fs = FaultFs::new();
+    let dir = PathBuf::from("/db/wal");
+    {
+        let (wal, _) = open(Arc::new(fs.clone()), &dir, WalOptions::default());
+        wal.append(&edit("a", 1), Durability::FsyncWal).unwrap();
+    }
+    let seg = fs.list_dir(&dir).unwrap().into_iter().next().unwrap();
+    let mut data = cellar_io::read_all(&fs, &seg).unwrap();
+    data[5..7].copy_from_slice(b"02");
+    let mut w = fs.create(&seg).unwrap();
+    w.append(&data).unwrap();
+    w.sync().unwrap();
+    let e = Wal::open(
+        Arc::new(fs.clone()),
+        &dir,
+        WalOptions::default(),
+        &mut |_| Ok(()),
+    )
+    .err()
+    .unwrap()
+    .to_string();
+    assert!(e.contains("version 02 is newer"), "{e}");
+}

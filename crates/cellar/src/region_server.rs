@@ -130,8 +130,10 @@ impl RegionServer {
     /// Opens a region and replays its recovered edits; it serves once this returns. On
     /// failure the region stays closed and its edits are kept for a later attempt.
     pub fn open_region(&self, desc: &TableDescriptor, info: &RegionInfo) -> Result<Arc<Region>> {
+        let dir = region_dir(&self.root, info);
+        self.remove_dropped_families(desc, &dir)?;
         let region = Arc::new(Region::open_range(
-            &region_dir(&self.root, info),
+            &dir,
             &info.encoded,
             desc.clone(),
             (info.start.clone(), info.end.clone()),
@@ -150,6 +152,27 @@ impl RegionServer {
         locked(&self.recovered).remove(&info.encoded);
         write(&self.online).insert(info.encoded.clone(), region.clone());
         Ok(region)
+    }
+
+    /// Removes the directories of families the descriptor no longer has: an alter that
+    /// removed them committed its descriptor and then stopped before deleting them.
+    fn remove_dropped_families(&self, desc: &TableDescriptor, dir: &Path) -> Result<()> {
+        if !self.fs.exists(dir) {
+            return Ok(());
+        }
+        let kept: std::collections::HashSet<String> = desc
+            .families
+            .iter()
+            .map(|f| cellar_region::store::family_dir_name(&f.name))
+            .collect();
+        for sub in self.fs.list_dir(dir)? {
+            let name = sub.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+            if self.fs.is_dir(&sub) && !name.starts_with('.') && !kept.contains(name) {
+                tracing::warn!(dir = %sub.display(), "removing the files of a dropped family");
+                crate::database::files::remove_tree(self.fs.as_ref(), &sub)?;
+            }
+        }
+        Ok(())
     }
 
     /// Takes a region offline: flushes and closes it. A region that fails to close stays

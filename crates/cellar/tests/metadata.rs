@@ -282,3 +282,63 @@ fn strays_in_a_store_are_ignored_and_uncommitted_outputs_leave_no_trace() {
         drop(db);
     }
 }
+
+#[test]
+fn a_crash_at_any_step_of_an_alter_dropping_a_family_is_all_or_nothing() {
+    let mut crashed = 0;
+    for fail_at in 0..200u64 {
+        let fs = FaultFs::new();
+        let root = Path::new(ROOT);
+        let db = Database::open_with(root, fault_opts(&fs)).unwrap();
+        db.create_table(desc().with_family(FamilyDescriptor::new("g")))
+            .unwrap();
+        let t = db.table("t").unwrap();
+        for i in 0..10 {
+            t.put(
+                Put::new(format!("r{i}"))
+                    .add_column("f", "q", "f")
+                    .add_column("g", "q", "g"),
+            )
+            .unwrap();
+        }
+        db.flush("t").unwrap();
+        fs.fail_after(fail_at);
+        let ok = db
+            .alter_table("t", |d| {
+                d.families.retain(|f| f.name != b"g");
+                Ok(())
+            })
+            .is_ok();
+        fs.heal();
+        fs.crash();
+        std::mem::forget(db);
+        let db = Database::open_with(root, fault_opts(&fs)).unwrap();
+        assert!(db.failed_regions().is_empty(), "fail_at {fail_at}");
+        let (d, _) = db.describe("t").unwrap();
+        let has_g = d.family(b"g").is_some();
+        let t = db.table("t").unwrap();
+        let r = t.get(&Get::new("r3")).unwrap();
+        assert_eq!(r.value(b"f", b"q"), Some(&b"f"[..]), "fail_at {fail_at}");
+        if has_g {
+            assert!(!ok, "an alter that returned Ok survives: fail_at {fail_at}");
+            assert_eq!(r.value(b"g", b"q"), Some(&b"g"[..]), "fail_at {fail_at}");
+        } else {
+            // Re-adding the family brings back none of the dropped data.
+            db.alter_table("t", |d| {
+                d.families.push(FamilyDescriptor::new("g"));
+                Ok(())
+            })
+            .unwrap();
+            let r = db.table("t").unwrap().get(&Get::new("r3")).unwrap();
+            assert_eq!(r.value(b"g", b"q"), None, "fail_at {fail_at}");
+        }
+        if ok {
+            break;
+        }
+        crashed += 1;
+    }
+    assert!(
+        crashed > 3,
+        "the loop covered the alter's steps ({crashed})"
+    );
+}

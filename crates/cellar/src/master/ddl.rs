@@ -116,6 +116,9 @@ impl Master {
         for slot in &slots {
             self.unassign(slot)?;
         }
+        // The descriptor is the commit; a removed family's files go only after it (a
+        // crash in between leaves a directory no family names, which nothing reads).
+        self.write_desc(&desc)?;
         for slot in &slots {
             let region_dir = table_dir(&self.root, name).join(&slot.info.encoded);
             for f in &old.families {
@@ -125,7 +128,6 @@ impl Master {
                 }
             }
         }
-        self.write_desc(&desc)?;
         let mut reopened = slots;
         if enabled {
             for slot in &mut reopened {
