@@ -311,16 +311,8 @@ impl TableDescriptor {
     /// Checks the table name (HBase's legal characters) and every family.
     pub fn validate(&self) -> Result<()> {
         let n = &self.name;
-        let legal = !n.is_empty()
-            && !n.starts_with('.')
-            && !n.starts_with('-')
-            && n.bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b"_-.".contains(&b));
-        if !legal {
-            return Err(Error::invalid(format!(
-                "Illegal table name '{n}': only alphanumeric characters, '_', '-' and '.' are allowed, and it may not start with '.' or '-'"
-            )));
-        }
+        // `ns:qualifier` or a qualifier in the default namespace, as HBase's TableName.
+        crate::table_name::TableName::parse(n)?;
         if self.families.is_empty() {
             return Err(Error::invalid(format!(
                 "Table {n} should have at least one column family."

@@ -21,6 +21,13 @@ pub enum DbError {
     TableNotFound(String),
     #[error("TableExistsException: {0}")]
     TableExists(String),
+    #[error("NamespaceNotFoundException: {0}")]
+    NamespaceNotFound(String),
+    #[error("NamespaceExistException: {0}")]
+    NamespaceExists(String),
+    /// A namespace that cannot be removed: reserved, or holding tables.
+    #[error("ConstraintException: {0}")]
+    NamespaceConstraint(String),
     #[error("TableNotEnabledException: {0} is disabled")]
     TableNotEnabled(String),
     #[error("TableNotDisabledException: {0} is enabled; disable it first")]
@@ -44,6 +51,9 @@ impl DbError {
             DbError::Wal(e) => e.kind(),
             DbError::TableNotFound(_) => ErrorKind::TableNotFound,
             DbError::TableExists(_) => ErrorKind::TableExists,
+            DbError::NamespaceNotFound(_) => ErrorKind::NamespaceNotFound,
+            DbError::NamespaceExists(_) => ErrorKind::NamespaceExists,
+            DbError::NamespaceConstraint(_) => ErrorKind::InvalidRequest,
             DbError::TableNotEnabled(_) => ErrorKind::TableNotEnabled,
             DbError::TableNotDisabled(_) => ErrorKind::TableNotDisabled,
             DbError::RegionNotServing { .. } => ErrorKind::NotServingRegion,
@@ -70,6 +80,9 @@ impl From<DbError> for cellar_api::Error {
             | DbError::Api(_)
             | DbError::Io(_)
             | DbError::Wal(_)
+            | DbError::NamespaceNotFound(_)
+            | DbError::NamespaceExists(_)
+            | DbError::NamespaceConstraint(_)
             | DbError::RegionNotServing { .. }
             | DbError::Locked { .. }
             | DbError::Open { .. } => err,

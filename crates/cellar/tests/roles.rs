@@ -185,3 +185,88 @@ fn the_shell_drives_any_connection() {
     // The table is there for the database itself too.
     assert!(db.table_exists("t"));
 }
+
+#[test]
+fn namespaces_hold_tables_and_must_be_empty_to_go() {
+    let tmp = tempfile::tempdir().unwrap();
+    {
+        let db = Database::open(tmp.path()).unwrap();
+        let admin = db.connection().admin();
+        let mut d = desc();
+        d.name = "ns1:t".into();
+        let e = admin.create_table(d.clone(), Vec::new()).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::NamespaceNotFound);
+        admin.create_namespace("ns1").unwrap();
+        assert_eq!(
+            admin.create_namespace("ns1").unwrap_err().kind(),
+            ErrorKind::NamespaceExists
+        );
+        admin.create_table(d, Vec::new()).unwrap();
+        admin.create_table(desc(), Vec::new()).unwrap();
+        let conn = db.connection();
+        conn.table("ns1:t")
+            .unwrap()
+            .put(Put::new("r").add_column("f", "q", "in ns1"))
+            .unwrap();
+        conn.table("t")
+            .unwrap()
+            .put(Put::new("r").add_column("f", "q", "in default"))
+            .unwrap();
+        assert!(tmp.path().join("data/ns1/t").is_dir());
+        assert_eq!(admin.list_namespace_tables("ns1").unwrap(), vec!["ns1:t"]);
+        assert_eq!(
+            admin.list_namespaces().unwrap(),
+            vec!["cellar", "default", "ns1"]
+        );
+        let e = admin.delete_namespace("ns1").unwrap_err();
+        assert!(e.message().contains("Only empty namespaces"), "{e}");
+        assert!(admin.delete_namespace("default").is_err());
+        db.close().unwrap();
+    }
+    // Both tables come back from their namespaces.
+    let db = Database::open(tmp.path()).unwrap();
+    let conn = db.connection();
+    let get = |t: &str| {
+        conn.table(t)
+            .unwrap()
+            .get(&Get::new("r"))
+            .unwrap()
+            .value(b"f", b"q")
+            .map(|v| v.to_vec())
+    };
+    assert_eq!(get("ns1:t"), Some(b"in ns1".to_vec()));
+    assert_eq!(get("default:t"), Some(b"in default".to_vec()));
+    let admin = conn.admin();
+    admin.disable_table("ns1:t").unwrap();
+    admin.delete_table("ns1:t").unwrap();
+    admin.delete_namespace("ns1").unwrap();
+    assert_eq!(admin.list_namespaces().unwrap(), vec!["cellar", "default"]);
+    assert!(!tmp.path().join("data/ns1").exists());
+}
+
+#[test]
+fn the_shell_speaks_namespaces() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = Database::open(tmp.path()).unwrap();
+    let mut out = Vec::new();
+    {
+        let mut shell = cellar::shell::Shell::new(db, &mut out);
+        shell
+            .run_script(
+                &b"create_namespace 'ns'\ncreate 'ns:t', 'f'\nput 'ns:t', 'r', 'f:q', 'v'\nlist_namespace\nlist_namespace_tables 'ns'\ndrop_namespace 'ns'\nlist_namespace_tables 'nope'\nlist\n"[..],
+            )
+            .unwrap();
+    }
+    let text = String::from_utf8(out).unwrap();
+    assert!(
+        text.contains("NAMESPACE\ncellar\ndefault\nns\n3 row(s)"),
+        "{text}"
+    );
+    assert!(text.contains("TABLE\nt\n1 row(s)"), "{text}");
+    assert!(
+        text.contains("ERROR: ConstraintException: Only empty namespaces can be removed. Namespace ns has 1 tables"),
+        "{text}"
+    );
+    assert!(text.contains("ERROR: Unknown namespace nope!"), "{text}");
+    assert!(text.contains("ns:t"), "{text}");
+}

@@ -99,4 +99,20 @@ impl Admin for LocalAdmin {
     fn failed_regions(&self) -> Result<Vec<FailedRegion>> {
         Ok(self.conn.master().failed_regions())
     }
+
+    fn create_namespace(&self, ns: &str) -> Result<()> {
+        api(self.conn.master().create_namespace(ns))
+    }
+
+    fn delete_namespace(&self, ns: &str) -> Result<()> {
+        api(self.conn.master().drop_namespace(ns))
+    }
+
+    fn list_namespaces(&self) -> Result<Vec<String>> {
+        api(self.conn.master().list_namespaces())
+    }
+
+    fn list_namespace_tables(&self, ns: &str) -> Result<Vec<String>> {
+        api(self.conn.master().namespace_tables(ns))
+    }
 }

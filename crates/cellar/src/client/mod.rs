@@ -66,6 +66,12 @@ pub trait Admin: Send + Sync {
     fn merge_regions(&self, a: &str, b: &str) -> Result<()>;
     fn list_regions(&self, name: &str) -> Result<Vec<RegionStats>>;
     fn failed_regions(&self) -> Result<Vec<FailedRegion>>;
+    fn create_namespace(&self, ns: &str) -> Result<()>;
+    /// Removes an empty namespace.
+    fn delete_namespace(&self, ns: &str) -> Result<()>;
+    fn list_namespaces(&self) -> Result<Vec<String>>;
+    /// The tables of a namespace (full names).
+    fn list_namespace_tables(&self, ns: &str) -> Result<Vec<String>>;
 }
 
 /// A connection to a Cellar (or HBase) deployment.

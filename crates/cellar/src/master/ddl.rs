@@ -5,7 +5,6 @@
 
 use cellar_api::{RegionInfo, TableDescriptor};
 
-use super::NAMESPACE;
 use super::{catalog, locked, read, table_dir, write, Master, Slot, TableEntry, TableState};
 use crate::database::files::{remove_tree, write_atomic};
 use crate::error::{DbError, Result};
@@ -35,8 +34,10 @@ impl Master {
         write_atomic(self.fs.as_ref(), &path, b"state = \"DELETING\"\n")
     }
 
-    fn sync_namespace(&self) -> Result<()> {
-        Ok(self.fs.sync_dir(&self.root.join("data").join(NAMESPACE))?)
+    fn sync_namespace(&self, table: &str) -> Result<()> {
+        let dir = table_dir(&self.root, table);
+        let ns = dir.parent().unwrap_or(&self.root);
+        Ok(self.fs.sync_dir(ns)?)
     }
 
     /// Creates a table pre-split at `split_keys` (N keys make N+1 regions).
@@ -50,9 +51,17 @@ impl Master {
         cellar_region::split_policy::SplitPolicy::for_table(&desc, &self.config, 0)?;
         let keys = catalog::check_splits(split_keys)
             .map_err(|m| DbError::Region(cellar_region::RegionError::InvalidMutation(m)))?;
+        desc.name = super::normalize(&desc.name);
         let _ddl = locked(&self.ddl);
         if self.table_exists(&desc.name) {
             return Err(DbError::TableExists(desc.name));
+        }
+        let ns = desc
+            .name
+            .split_once(':')
+            .map_or(super::DEFAULT_NAMESPACE, |(n, _)| n);
+        if !self.namespace_exists(ns) {
+            return Err(DbError::NamespaceNotFound(ns.to_string()));
         }
         let id = self.clock.now_millis();
         let mut bounds = vec![Vec::new()];
@@ -65,7 +74,7 @@ impl Master {
         self.write_desc(&desc)?;
         catalog::put_regions(&self.meta, &infos)?;
         self.write_state(&desc.name, true)?;
-        self.sync_namespace()?;
+        self.sync_namespace(&desc.name)?;
         let mut regions = Vec::new();
         for info in infos {
             let server = self.pick_server();
@@ -212,14 +221,14 @@ impl Master {
         self.write_deleting(name)?;
         catalog::delete_regions(&self.meta, &infos)?;
         remove_tree(self.fs.as_ref(), &table_dir(&self.root, name))?;
-        self.sync_namespace()?;
+        self.sync_namespace(name)?;
         for info in &infos {
             for s in &self.servers {
                 s.discard_recovered_edits(&info.encoded);
                 s.wal().forget_region(&info.encoded)?;
             }
         }
-        write(&self.tables).remove(name);
+        write(&self.tables).remove(&super::normalize(name));
         Ok(())
     }
 

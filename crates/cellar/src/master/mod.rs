@@ -11,6 +11,7 @@
 
 pub mod catalog;
 mod ddl;
+mod namespaces;
 mod open;
 mod regions;
 mod split;
@@ -31,11 +32,28 @@ pub use open::MasterParts;
 pub use regions::{FailedRegion, Location};
 pub use stats::RegionStats;
 
-const NAMESPACE: &str = "default";
+pub(crate) use cellar_api::DEFAULT_NAMESPACE;
 
-/// A table's directory under the database root.
+/// A table's name as the master keys it: `ns:qualifier`, or the qualifier alone in the
+/// default namespace (`default:t` is `t`).
+pub(crate) fn normalize(table: &str) -> String {
+    cellar_api::TableName::parse(table).map_or_else(|_| table.to_string(), |t| t.to_string())
+}
+
+/// The namespace and qualifier of a table name.
+fn split_name(table: &str) -> (&str, &str) {
+    table.split_once(':').unwrap_or((DEFAULT_NAMESPACE, table))
+}
+
+/// A namespace's directory under the database root.
+pub fn namespace_dir(root: &Path, ns: &str) -> PathBuf {
+    root.join("data").join(ns)
+}
+
+/// A table's directory under the database root: `data/<namespace>/<qualifier>`.
 pub fn table_dir(root: &Path, table: &str) -> PathBuf {
-    root.join("data").join(NAMESPACE).join(table)
+    let (ns, q) = split_name(table);
+    namespace_dir(root, ns).join(q)
 }
 
 fn meta_dir(root: &Path) -> PathBuf {
@@ -137,8 +155,10 @@ impl Master {
     }
 
     fn state(&self, table: &str) -> Result<Arc<TableState>> {
-        read(&self.tables)
+        let tables = read(&self.tables);
+        tables
             .get(table)
+            .or_else(|| tables.get(&normalize(table)))
             .cloned()
             .ok_or_else(|| DbError::TableNotFound(table.to_string()))
     }
@@ -149,7 +169,7 @@ impl Master {
     }
 
     pub fn table_exists(&self, name: &str) -> bool {
-        read(&self.tables).contains_key(name)
+        read(&self.tables).contains_key(&normalize(name))
     }
 
     /// The descriptor and whether the table is enabled.

@@ -12,7 +12,7 @@ use cellar_io::{Clock, FileSystem};
 use cellar_region::{Config, Region};
 use cellar_wal::WalEdit;
 
-use super::{catalog, meta_dir, Master, Slot, TableEntry, TableState, NAMESPACE};
+use super::{catalog, meta_dir, Master, Slot, TableEntry, TableState, DEFAULT_NAMESPACE};
 use crate::database::files::remove_tree;
 use crate::error::{DbError, Result};
 use crate::region_server::RegionServer;
@@ -116,13 +116,26 @@ impl Master {
     /// descriptor is missing or damaged stays listed and offline, its WAL edits kept; a
     /// directory with regions the catalog does not know is reported and left alone.
     fn load_tables(&self, mut by_region: HashMap<String, Vec<WalEdit>>) -> Result<()> {
-        let ns = self.root.join("data").join(NAMESPACE);
-        self.fs.create_dir_all(&ns)?;
+        self.fs
+            .create_dir_all(&self.root.join("data").join(DEFAULT_NAMESPACE))?;
         let mut names = catalog::table_names(&self.meta)?;
-        for dir in self.fs.list_dir(&ns)? {
-            if let Some(n) = dir.file_name().and_then(|n| n.to_str()) {
-                if self.fs.is_dir(&dir) {
-                    names.insert(n.to_string());
+        for ns in self.list_namespaces()? {
+            if ns == cellar_api::SYSTEM_NAMESPACE {
+                continue;
+            }
+            let ns_dir = super::namespace_dir(&self.root, &ns);
+            if !self.fs.exists(&ns_dir) {
+                continue;
+            }
+            for dir in self.fs.list_dir(&ns_dir)? {
+                if let Some(n) = dir.file_name().and_then(|n| n.to_str()) {
+                    if self.fs.is_dir(&dir) {
+                        names.insert(if ns == DEFAULT_NAMESPACE {
+                            n.to_string()
+                        } else {
+                            format!("{ns}:{n}")
+                        });
+                    }
                 }
             }
         }

@@ -93,4 +93,8 @@ impl Client {
     pub fn failed_regions(&self) -> Vec<FailedRegion> {
         self.admin.failed_regions().unwrap_or_default()
     }
+
+    pub fn admin(&self) -> &dyn Admin {
+        self.admin.as_ref()
+    }
 }

@@ -153,6 +153,11 @@ pub fn run(db: &Client, c: &CommandLine, out: &mut String, style: &format::Style
             let row = c.args.get(1).map(|v| bytes(v, "split row")).transpose()?;
             db.split(&t, row.as_deref()).map(|_| None).map_err(db_err)
         }
+        "create_namespace"
+        | "drop_namespace"
+        | "list_namespace"
+        | "list_namespace_tables"
+        | "describe_namespace" => ddl::namespace(db, c, out),
         "compact" => db
             .compact(&table_name(c)?, false)
             .map(|_| None)

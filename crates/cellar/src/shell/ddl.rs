@@ -7,7 +7,7 @@ use cellar_region::{FamilyDescriptor, TableDescriptor};
 use cellar_types::to_string_binary;
 
 use super::client::Client;
-use super::commands::{bytes, check_keys, columns_of, db_err, int, table_name, CmdResult};
+use super::commands::{arg, bytes, check_keys, columns_of, db_err, int, table_name, CmdResult};
 use super::format;
 use super::parse::{CommandLine, Value};
 
@@ -19,6 +19,8 @@ COMMAND GROUPS:\n\
   Commands: help, status, exit, quit\n\n\
   Group name: ddl\n\
   Commands: alter, create, describe, desc, disable, drop, enable, exists, is_disabled, is_enabled, list, truncate\n\n\
+  Group name: namespace\n\
+  Commands: create_namespace, describe_namespace, drop_namespace, list_namespace, list_namespace_tables\n\n\
   Group name: dml\n\
   Commands: append, count, delete, deleteall, get, get_counter, incr, put, scan\n\n\
   Group name: tools\n\
@@ -344,6 +346,53 @@ pub(super) fn list_regions(db: &Client, c: &CommandLine, out: &mut String) -> Cm
     for r in &regions {
         if let Some(a) = &r.alarm {
             let _ = writeln!(out, "WARNING: region {} {}", r.info.region_name(), a);
+        }
+    }
+    Ok(None)
+}
+
+/// `create_namespace`, `drop_namespace`, `describe_namespace`, `list_namespace` and
+/// `list_namespace_tables`, as HBase's shell prints them.
+pub(super) fn namespace(db: &Client, c: &CommandLine, out: &mut String) -> CmdResult {
+    let admin = db.admin();
+    let ns = || -> Result<String, String> {
+        let v = arg(c, 0, "a namespace name")?;
+        v.text()
+            .ok_or_else(|| format!("namespace name must be a string, got {v}"))
+    };
+    match c.name.as_str() {
+        "create_namespace" => admin.create_namespace(&ns()?).map_err(db_err)?,
+        "drop_namespace" => admin.delete_namespace(&ns()?).map_err(db_err)?,
+        "describe_namespace" => {
+            let n = ns()?;
+            if !admin.list_namespaces().map_err(db_err)?.contains(&n) {
+                return Err(format!("Unknown namespace {n}!"));
+            }
+            let _ = writeln!(out, "DESCRIPTION\n{{NAME => '{n}'}}");
+        }
+        "list_namespace" => {
+            let all = admin.list_namespaces().map_err(db_err)?;
+            out.push_str("NAMESPACE\n");
+            for n in &all {
+                let _ = writeln!(out, "{n}");
+            }
+            out.push_str(&format::rows(all.len() as u64));
+        }
+        _ => {
+            let n = ns()?;
+            let tables = admin.list_namespace_tables(&n).map_err(|e| {
+                if e.kind() == cellar_api::ErrorKind::NamespaceNotFound {
+                    format!("Unknown namespace {n}!")
+                } else {
+                    db_err(e)
+                }
+            })?;
+            out.push_str("TABLE\n");
+            for t in &tables {
+                let q = t.split_once(':').map_or(t.as_str(), |(_, q)| q);
+                let _ = writeln!(out, "{q}");
+            }
+            out.push_str(&format::rows(tables.len() as u64));
         }
     }
     Ok(None)
