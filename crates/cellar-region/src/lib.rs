@@ -3,7 +3,6 @@
 //! semantics (versions, deletes, time ranges, TTL, MIN_VERSIONS, KEEP_DELETED_CELLS),
 //! all over the `cellar-io` file system and clock.
 
-pub mod client_scanner;
 pub mod compaction;
 pub mod compaction_matcher;
 pub mod config;
@@ -32,7 +31,6 @@ pub use cellar_api::{
     ListOp, Mutation, Put, RowMutations, RowResult, Scan, TableDescriptor, TimeRange, FOREVER,
 };
 pub use cellar_filter::{parse_filter, parse_filter_bytes};
-pub use client_scanner::ClientScanner;
 pub use config::Config;
 pub use descriptor::check_descriptor;
 pub use error::{RegionError, Result};

@@ -480,11 +480,9 @@ impl Region {
         self.scanner_inner(scan, None)
     }
 
-    /// Opens a scan as a client runs it: round trips bounded by caching and max result
-    /// size, fragments stitched per batch / partial-results settings.
-    pub fn client_scanner(&self, scan: &Scan) -> Result<crate::ClientScanner> {
-        let inner = self.scanner_inner(scan, None)?;
-        Ok(crate::ClientScanner::new(inner, scan, &self.ctx.config))
+    /// The region's configuration.
+    pub fn config(&self) -> &crate::Config {
+        &self.ctx.config
     }
 
     fn scanner_inner(&self, scan: &Scan, get_row: Option<&[u8]>) -> Result<RegionScanner> {

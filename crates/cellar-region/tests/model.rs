@@ -870,9 +870,7 @@ fn run(seed: u64, steps: usize) {
                 if rng.random_bool(0.3) {
                     s = s.caching(rng.random_range(1..3));
                 }
-                let got: Out = h
-                    .region
-                    .client_scanner(&s)
+                let got: Out = cellar::client::ClientScanner::open(&h.region, &s)
                     .unwrap()
                     .flat_map(|r| out_of(&r.unwrap().cells))
                     .collect();
@@ -888,9 +886,7 @@ fn run(seed: u64, steps: usize) {
                         if part {
                             v = v.allow_partial_results(true).max_result_size(32);
                         }
-                        let g: Out = h
-                            .region
-                            .client_scanner(&v)
+                        let g: Out = cellar::client::ClientScanner::open(&h.region, &v)
                             .unwrap()
                             .flat_map(|r| out_of(&r.unwrap().cells))
                             .collect();

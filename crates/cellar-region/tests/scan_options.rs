@@ -20,8 +20,7 @@ fn harness(config: Config) -> Harness {
 }
 
 fn results(h: &Harness, s: &Scan) -> Vec<RowResult> {
-    h.region
-        .client_scanner(s)
+    cellar::client::ClientScanner::open(&h.region, s)
         .unwrap()
         .map(|r| r.unwrap())
         .collect()
@@ -108,10 +107,8 @@ fn batch_regroups_and_partials_pass_through() {
     assert_eq!(wide.iter().map(|r| r.cells.len()).sum::<usize>(), 2003);
     assert!(wide.iter().all(|r| r.size() <= 4000 + 200));
     // Default: whole rows stitched from the size-limited round trips.
-    let mut scanner = h
-        .region
-        .client_scanner(&Scan::new().max_result_size(4000))
-        .unwrap();
+    let mut scanner =
+        cellar::client::ClientScanner::open(&h.region, &Scan::new().max_result_size(4000)).unwrap();
     let first = scanner.next().unwrap().unwrap();
     assert_eq!(first.cells.len(), 2003);
     assert!(!first.partial);
@@ -137,9 +134,7 @@ fn a_row_over_the_row_size_limit_streams_in_batches_but_fails_whole() {
     let err = h.region.get(&Get::new("wide")).unwrap_err();
     assert!(matches!(err, RegionError::RowTooBig { .. }), "{err}");
     // Unbatched scan: RowTooBig, from the client once the stitched row passes the limit.
-    let err = h
-        .region
-        .client_scanner(&Scan::new())
+    let err = cellar::client::ClientScanner::open(&h.region, &Scan::new())
         .unwrap()
         .find_map(|r| r.err())
         .expect("an unbatched scan of a too-big row fails");
@@ -175,7 +170,9 @@ fn batch_with_a_row_filter_is_refused() {
     let s = Scan::new()
         .batch(10)
         .filter(cellar_region::parse_filter("PageFilter(1)").unwrap());
-    let err = h.region.client_scanner(&s).err().unwrap();
+    let err = cellar::client::ClientScanner::open(&h.region, &s)
+        .err()
+        .unwrap();
     assert!(
         err.to_string().contains("IncompatibleFilterException"),
         "{err}"

@@ -8,6 +8,7 @@
 
 mod admin;
 mod local;
+mod scanner;
 mod table;
 
 use cellar_api::{
@@ -17,6 +18,7 @@ use cellar_api::{
 
 pub use admin::LocalAdmin;
 pub use local::LocalConnection;
+pub use scanner::ClientScanner;
 pub use table::{LocalTable, TableScanner};
 
 /// The results of a scan, in the scan's direction.

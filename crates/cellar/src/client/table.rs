@@ -10,13 +10,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use cellar_region::{
-    Append, ClientScanner, Condition, Delete, Get, Increment, Mutation, Put, Region, RegionError,
-    RowResult, Scan,
+    Append, Condition, Delete, Get, Increment, Mutation, Put, Region, RegionError, RowResult, Scan,
 };
 
 use cellar_api::{CheckAndMutate, CheckAndMutateResult, RowMutations};
 
 use super::local::LocalConnection;
+use super::scanner::ClientScanner;
 use super::{ResultScanner, Table};
 use crate::error::{DbError, Result};
 use crate::master::Location;
@@ -252,7 +252,7 @@ impl TableScanner {
                     s.limit = Some(l - self.rows);
                 }
                 let opened = match loc.region() {
-                    Ok(region) => region.client_scanner(&s).map_err(DbError::from),
+                    Ok(region) => ClientScanner::open(&region, &s).map_err(DbError::from),
                     Err(e) => Err(e),
                 };
                 match opened {

@@ -8,10 +8,8 @@
 
 use std::collections::VecDeque;
 
-use crate::config::Config;
-use crate::error::{RegionError, Result};
-use crate::scanner::{CallLimits, RegionScanner};
 use cellar_api::{RowResult, Scan};
+use cellar_region::{CallLimits, Config, Region, RegionError, RegionScanner, Result};
 
 enum Cache {
     Complete {
@@ -38,6 +36,15 @@ pub struct ClientScanner {
 }
 
 impl ClientScanner {
+    /// A scan of `region` as a client runs it.
+    pub fn open(region: &Region, scan: &Scan) -> Result<ClientScanner> {
+        Ok(ClientScanner::new(
+            region.scanner(scan)?,
+            scan,
+            region.config(),
+        ))
+    }
+
     pub fn new(region: RegionScanner, scan: &Scan, config: &Config) -> ClientScanner {
         let bytes = scan
             .max_result_size
