@@ -173,24 +173,22 @@ mod tests {
 
     #[test]
     fn descriptors_round_trip_through_their_file() {
+        // Every attribute the file carries, including non-defaults of each kind.
         let mut f = FamilyDescriptor::new("d");
-        for (k, v) in [
-            ("VERSIONS", "3"),
-            ("MIN_VERSIONS", "1"),
-            ("TTL", "1 DAY 2 HOURS"),
-            ("KEEP_DELETED_CELLS", "true"),
-            ("DATA_BLOCK_ENCODING", "FAST_DIFF"),
-            ("COMPRESSION", "GZ"),
-            ("BLOCKSIZE", "8192"),
-            ("BLOOMFILTER", "ROWCOL"),
-            ("IN_MEMORY", "true"),
-            ("BLOCKCACHE", "false"),
-        ] {
-            f.set_attribute(k, v).unwrap();
-        }
+        f.versions = 3;
+        f.min_versions = 1;
+        f.ttl = 93_600;
+        f.keep_deleted_cells = KeepDeletedCells::True;
+        f.encoding = DataBlockEncoding::FastDiff;
+        f.compression = Compression::Gz;
+        f.block_size = 8192;
+        f.bloom = BloomType::RowCol;
+        f.in_memory = true;
+        f.block_cache = false;
+        f.configuration.insert("k".into(), "v".into());
         let mut t = TableDescriptor::new("t1").with_family(f);
         t.set_attribute("DURABILITY", "FSYNC_WAL").unwrap();
-        t.set_attribute("MEMSTORE_FLUSHSIZE", "1048576").unwrap();
+        t.memstore_flush_size = Some(1 << 20);
         check_descriptor(&t).unwrap();
         assert_eq!(from_toml(&to_toml(&t)).unwrap(), t);
     }

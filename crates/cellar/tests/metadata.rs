@@ -40,6 +40,19 @@ fn count(db: &Database) -> usize {
 
 const ROOT: &str = "/db";
 
+/// Table `t` with ten flushed rows and one more only in the WAL.
+fn ten_flushed_rows_and_one_in_the_wal(fs: &FaultFs) -> Database {
+    let db = Database::open_with(Path::new(ROOT), fault_opts(fs)).unwrap();
+    db.create_table(desc()).unwrap();
+    put_rows(&db, 10);
+    db.flush("t").unwrap();
+    db.table("t")
+        .unwrap()
+        .put(Put::new("wal-only").add_column("f", "q", "w"))
+        .unwrap();
+    db
+}
+
 #[test]
 fn a_crash_at_any_step_of_create_leaves_the_table_whole_or_absent() {
     let mut crashed = 0;
@@ -115,14 +128,7 @@ fn a_crash_at_any_step_of_drop_leaves_the_table_whole_or_gone() {
 fn a_missing_descriptor_keeps_the_table_offline_with_its_edits() {
     let fs = FaultFs::new();
     let root = Path::new(ROOT);
-    let db = Database::open_with(root, fault_opts(&fs)).unwrap();
-    db.create_table(desc()).unwrap();
-    put_rows(&db, 10);
-    db.flush("t").unwrap();
-    db.table("t")
-        .unwrap()
-        .put(Put::new("wal-only").add_column("f", "q", "w"))
-        .unwrap();
+    let db = ten_flushed_rows_and_one_in_the_wal(&fs);
     fs.crash();
     std::mem::forget(db);
     let desc_path = root.join("data/default/t/.tabledesc");
@@ -174,15 +180,7 @@ fn store_dir(fs: &FaultFs) -> PathBuf {
 fn missing_catalog_or_store_files_fail_loudly_and_delete_nothing() {
     let fs = FaultFs::new();
     let root = Path::new(ROOT);
-    let db = Database::open_with(root, fault_opts(&fs)).unwrap();
-    db.create_table(desc()).unwrap();
-    put_rows(&db, 10);
-    db.flush("t").unwrap();
-    db.table("t")
-        .unwrap()
-        .put(Put::new("wal-only").add_column("f", "q", "w"))
-        .unwrap();
-    db.close().unwrap();
+    ten_flushed_rows_and_one_in_the_wal(&fs).close().unwrap();
     // The catalog loses its store file.
     let mut meta = Vec::new();
     files_under(&fs, &root.join("data/cellar"), &mut meta);
