@@ -293,7 +293,7 @@ fn read_manifest(fs: &dyn FileSystem, path: &Path) -> Result<Read> {
         match (p.u8(), &mut live) {
             (Some(SNAPSHOT), None) => {
                 let n = p.count().ok_or_else(bad)?;
-                let mut files = Vec::with_capacity(n);
+                let mut files = Vec::with_capacity(n.min(1024));
                 for _ in 0..n {
                     files.push(p.entry().ok_or_else(bad)?);
                 }

@@ -23,6 +23,18 @@ pub fn region_dir(root: &Path, info: &RegionInfo) -> PathBuf {
     crate::master::table_dir(root, &info.table).join(&info.encoded)
 }
 
+/// What a region server reports of one region it hosts (HBase's RegionLoad).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RegionLoad {
+    pub store_files: usize,
+    pub store_files_size: u64,
+    pub memstore_size: u64,
+    pub read_requests: u64,
+    pub write_requests: u64,
+    /// Bytes of the largest store's files (what split policies measure).
+    pub largest_store_size: u64,
+}
+
 /// Hosts regions.
 pub struct RegionServer {
     name: ServerName,
@@ -213,6 +225,20 @@ impl RegionServer {
     /// Every online region.
     pub fn online_regions(&self) -> Vec<Arc<Region>> {
         read(&self.online).values().cloned().collect()
+    }
+
+    /// The statistics of an online region.
+    pub fn region_load(&self, encoded: &str) -> Result<RegionLoad> {
+        let r = self.region(encoded)?;
+        let relaxed = std::sync::atomic::Ordering::Relaxed;
+        Ok(RegionLoad {
+            store_files: r.store_file_count(),
+            store_files_size: r.store_files_size(),
+            memstore_size: r.memstore_size(),
+            read_requests: r.metrics.read_requests.load(relaxed),
+            write_requests: r.metrics.write_requests.load(relaxed),
+            largest_store_size: r.largest_store_size(),
+        })
     }
 
     pub fn flush_region(&self, encoded: &str) -> Result<()> {

@@ -340,3 +340,48 @@ fn a_crash_at_any_step_of_an_alter_dropping_a_family_is_all_or_nothing() {
         "the loop covered the alter's steps ({crashed})"
     );
 }
+
+#[test]
+fn a_crash_at_any_step_of_disable_or_enable_leaves_one_state_and_every_row() {
+    for enable in [false, true] {
+        let mut crashed = 0;
+        for fail_at in 0..200u64 {
+            let fs = FaultFs::new();
+            let root = Path::new(ROOT);
+            let db = Database::open_with(root, fault_opts(&fs)).unwrap();
+            db.create_table_split(desc(), vec![b"r050".to_vec()])
+                .unwrap();
+            put_rows(&db, 100);
+            if enable {
+                db.disable_table("t").unwrap();
+            }
+            fs.fail_after(fail_at);
+            let ok = if enable {
+                db.enable_table("t").is_ok()
+            } else {
+                db.disable_table("t").is_ok()
+            };
+            fs.heal();
+            fs.crash();
+            std::mem::forget(db);
+            let db = Database::open_with(root, fault_opts(&fs)).unwrap();
+            let enabled = db.is_enabled("t").unwrap();
+            if ok {
+                assert_eq!(
+                    enabled, enable,
+                    "fail_at {fail_at}: a finished change survives"
+                );
+            }
+            if !enabled {
+                db.enable_table("t").unwrap();
+            }
+            assert!(db.failed_regions().is_empty(), "fail_at {fail_at}");
+            assert_eq!(count(&db), 100, "fail_at {fail_at}");
+            if ok {
+                break;
+            }
+            crashed += 1;
+        }
+        assert!(crashed > 3, "the loop covered the steps ({crashed})");
+    }
+}

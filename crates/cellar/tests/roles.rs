@@ -64,7 +64,13 @@ fn a_region_server_hosts_regions_by_encoded_name_alone() {
     // Rows outside the region's range are refused by the region itself.
     let e = cellar_api::Error::from(r.put(Put::new("z").add_column("f", "q", "1")).unwrap_err());
     assert_eq!(e.kind(), ErrorKind::WrongRegion);
+    let load = rs.region_load(&info.encoded).unwrap();
+    assert_eq!((load.store_files, load.write_requests), (0, 1));
+    assert!(load.memstore_size > 0);
     rs.flush_region(&info.encoded).unwrap();
+    let load = rs.region_load(&info.encoded).unwrap();
+    assert_eq!((load.store_files, load.memstore_size), (1, 0));
+    assert!(load.store_files_size > 0 && load.largest_store_size == load.store_files_size);
     rs.close_region(&info.encoded).unwrap();
     let e = cellar_api::Error::from(rs.region(&info.encoded).err().unwrap());
     assert_eq!(e.kind(), ErrorKind::NotServingRegion);

@@ -29,13 +29,16 @@ impl Master {
                     split_point: None,
                     alarm: None,
                 };
-                if let Ok(r) = self.server(slot.server).region(&slot.info.encoded) {
-                    let relaxed = std::sync::atomic::Ordering::Relaxed;
-                    st.store_files = r.store_file_count();
-                    st.store_files_size = r.store_files_size();
-                    st.memstore_size = r.memstore_size();
-                    st.read_requests = r.metrics.read_requests.load(relaxed);
-                    st.write_requests = r.metrics.write_requests.load(relaxed);
+                let server = self.server(slot.server);
+                if let (Ok(load), Ok(r)) = (
+                    server.region_load(&slot.info.encoded),
+                    server.region(&slot.info.encoded),
+                ) {
+                    st.store_files = load.store_files;
+                    st.store_files_size = load.store_files_size;
+                    st.memstore_size = load.memstore_size;
+                    st.read_requests = load.read_requests;
+                    st.write_requests = load.write_requests;
                     split_status(&r, &t.desc, &self.config, n, &mut st);
                 }
                 st
