@@ -203,6 +203,9 @@ fn namespaces_hold_tables_and_must_be_empty_to_go() {
         let e = admin.create_table(d.clone(), Vec::new()).unwrap_err();
         assert_eq!(e.kind(), ErrorKind::NamespaceNotFound);
         admin.create_namespace("ns1").unwrap();
+        let mut sys = desc();
+        sys.name = "cellar:meta".into();
+        assert!(admin.create_table(sys, Vec::new()).is_err());
         assert_eq!(
             admin.create_namespace("ns1").unwrap_err().kind(),
             ErrorKind::NamespaceExists

@@ -60,6 +60,12 @@ impl Master {
             .name
             .split_once(':')
             .map_or(super::DEFAULT_NAMESPACE, |(n, _)| n);
+        if ns == cellar_api::SYSTEM_NAMESPACE {
+            return Err(DbError::NamespaceConstraint(format!(
+                "Table {}: the {ns} namespace holds only system tables",
+                desc.name
+            )));
+        }
         if !self.namespace_exists(ns) {
             return Err(DbError::NamespaceNotFound(ns.to_string()));
         }
