@@ -134,7 +134,7 @@ impl RegionServer {
             .is_some_and(|e| !e.is_empty())
     }
 
-    /// Drops the recovered edits of regions that no longer exist; returns their names.
+    /// Drops the recovered edits of a region that no longer exists.
     pub fn discard_recovered_edits(&self, encoded: &str) {
         locked(&self.recovered).remove(encoded);
     }
