@@ -7,6 +7,7 @@
 pub mod client;
 pub mod database;
 mod error;
+pub mod layout;
 pub mod master;
 pub mod region_server;
 pub mod shell;

@@ -18,10 +18,7 @@ use cellar_wal::{Wal, WalEdit};
 
 use crate::error::{DbError, Result};
 
-/// Where a region's files live under the database root.
-pub fn region_dir(root: &Path, info: &RegionInfo) -> PathBuf {
-    crate::master::table_dir(root, &info.table).join(&info.encoded)
-}
+pub use crate::layout::region_dir;
 
 /// What a region server reports of one region it hosts (HBase's RegionLoad).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -40,21 +40,7 @@ pub(crate) fn normalize(table: &str) -> String {
     cellar_api::TableName::parse(table).map_or_else(|_| table.to_string(), |t| t.to_string())
 }
 
-/// The namespace and qualifier of a table name.
-fn split_name(table: &str) -> (&str, &str) {
-    table.split_once(':').unwrap_or((DEFAULT_NAMESPACE, table))
-}
-
-/// A namespace's directory under the database root.
-pub fn namespace_dir(root: &Path, ns: &str) -> PathBuf {
-    root.join("data").join(ns)
-}
-
-/// A table's directory under the database root: `data/<namespace>/<qualifier>`.
-pub fn table_dir(root: &Path, table: &str) -> PathBuf {
-    let (ns, q) = split_name(table);
-    namespace_dir(root, ns).join(q)
-}
+pub use crate::layout::{namespace_dir, table_dir};
 
 fn meta_dir(root: &Path) -> PathBuf {
     root.join("data")
