@@ -32,23 +32,12 @@ pub enum BloomType {
 
 impl BloomType {
     pub fn name(self) -> &'static str {
-        match self {
-            BloomType::None => "NONE",
-            BloomType::Row => "ROW",
-            BloomType::RowCol => "ROWCOL",
-            BloomType::RowPrefixFixedLength(_) => "ROWPREFIX_FIXED_LENGTH",
-        }
+        cellar_api::BloomType::from(self).name()
     }
 
     /// Parses a file info / attribute value; the prefix length comes separately.
     pub fn from_name(name: &str, prefix_len: Option<usize>) -> Option<BloomType> {
-        Some(match name.to_ascii_uppercase().as_str() {
-            "NONE" => BloomType::None,
-            "ROW" => BloomType::Row,
-            "ROWCOL" => BloomType::RowCol,
-            "ROWPREFIX_FIXED_LENGTH" => BloomType::RowPrefixFixedLength(prefix_len?),
-            _ => return None,
-        })
+        cellar_api::BloomType::from_name(name, prefix_len).map(Into::into)
     }
 
     /// The bytes hashed for a (row, qualifier), and whether index keys are cell keys.

@@ -60,24 +60,12 @@ impl Compression {
 
     /// HBase's attribute value (`NONE`, `GZ`, ...).
     pub fn name(self) -> &'static str {
-        match self {
-            Compression::Lzo => "LZO",
-            Compression::Gz => "GZ",
-            Compression::None => "NONE",
-            Compression::Snappy => "SNAPPY",
-            Compression::Lz4 => "LZ4",
-            Compression::Bzip2 => "BZIP2",
-            Compression::Zstd => "ZSTD",
-            Compression::Lzma => "LZMA",
-            Compression::Brotli => "BROTLI",
-        }
+        cellar_api::Compression::from(self).name()
     }
 
     /// Parses an attribute value, case-insensitively.
     pub fn from_name(name: &str) -> Option<Compression> {
-        (0..=8)
-            .filter_map(Compression::from_ordinal)
-            .find(|c| c.name().eq_ignore_ascii_case(name))
+        cellar_api::Compression::from_name(name).map(Into::into)
     }
 
     /// True for the codecs Cellar reads and writes.

@@ -3,6 +3,7 @@
 //! multi-level block index, compound bloom filters, file info and the v3 trailer; a
 //! streaming writer, a reader with seeks, and a shared LRU block cache.
 
+mod api_map;
 mod block;
 mod bloom;
 mod bytes;

@@ -12,38 +12,17 @@ pub const DESCRIPTOR_VERSION: i64 = 1;
 
 /// The store-file encoding of a family's `DATA_BLOCK_ENCODING`.
 pub fn encoding(e: DataBlockEncoding) -> cellar_hfile::DataBlockEncoding {
-    match e {
-        DataBlockEncoding::None => cellar_hfile::DataBlockEncoding::None,
-        DataBlockEncoding::Prefix => cellar_hfile::DataBlockEncoding::Prefix,
-        DataBlockEncoding::Diff => cellar_hfile::DataBlockEncoding::Diff,
-        DataBlockEncoding::FastDiff => cellar_hfile::DataBlockEncoding::FastDiff,
-        DataBlockEncoding::RowIndexV1 => cellar_hfile::DataBlockEncoding::RowIndexV1,
-    }
+    e.into()
 }
 
 /// The store-file codec of a family's `COMPRESSION`.
 pub fn compression(c: Compression) -> cellar_hfile::Compression {
-    match c {
-        Compression::Lzo => cellar_hfile::Compression::Lzo,
-        Compression::Gz => cellar_hfile::Compression::Gz,
-        Compression::None => cellar_hfile::Compression::None,
-        Compression::Snappy => cellar_hfile::Compression::Snappy,
-        Compression::Lz4 => cellar_hfile::Compression::Lz4,
-        Compression::Bzip2 => cellar_hfile::Compression::Bzip2,
-        Compression::Zstd => cellar_hfile::Compression::Zstd,
-        Compression::Lzma => cellar_hfile::Compression::Lzma,
-        Compression::Brotli => cellar_hfile::Compression::Brotli,
-    }
+    c.into()
 }
 
 /// The store-file bloom of a family's `BLOOMFILTER`.
 pub fn bloom(b: BloomType) -> cellar_hfile::BloomType {
-    match b {
-        BloomType::None => cellar_hfile::BloomType::None,
-        BloomType::Row => cellar_hfile::BloomType::Row,
-        BloomType::RowCol => cellar_hfile::BloomType::RowCol,
-        BloomType::RowPrefixFixedLength(n) => cellar_hfile::BloomType::RowPrefixFixedLength(n),
-    }
+    b.into()
 }
 
 /// Checks a descriptor (names, families) and that this engine can run it: its codecs

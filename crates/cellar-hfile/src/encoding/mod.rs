@@ -74,19 +74,11 @@ impl DataBlockEncoding {
 
     /// HBase's attribute value (`FAST_DIFF`, ...).
     pub fn name(self) -> &'static str {
-        match self {
-            DataBlockEncoding::None => "NONE",
-            DataBlockEncoding::Prefix => "PREFIX",
-            DataBlockEncoding::Diff => "DIFF",
-            DataBlockEncoding::FastDiff => "FAST_DIFF",
-            DataBlockEncoding::RowIndexV1 => "ROW_INDEX_V1",
-        }
+        cellar_api::DataBlockEncoding::from(self).name()
     }
 
     pub fn from_name(name: &str) -> Option<DataBlockEncoding> {
-        Self::ALL
-            .into_iter()
-            .find(|e| e.name().eq_ignore_ascii_case(name))
+        cellar_api::DataBlockEncoding::from_name(name).map(Into::into)
     }
 
     /// Encodes sorted cells into a block payload (with the id when not NONE).
