@@ -1,0 +1,116 @@
+//! Errors on the wire: an `ExceptionResponse` (a failed call) or a `NameBytesPair`
+//! (one failed action of a Multi) carries the Java exception class, the message as its
+//! "stack trace" text, and `do_not_retry`. A client maps the class back to a kind.
+
+use cellar_api::{Error, ErrorKind};
+
+use super::b;
+use crate::pb;
+
+/// Every kind, to map class names back.
+const KINDS: &[ErrorKind] = &[
+    ErrorKind::NotServingRegion,
+    ErrorKind::WrongRegion,
+    ErrorKind::RegionTooBusy,
+    ErrorKind::LockTimeout,
+    ErrorKind::RowTooBig,
+    ErrorKind::TableNotFound,
+    ErrorKind::TableExists,
+    ErrorKind::TableNotEnabled,
+    ErrorKind::TableNotDisabled,
+    ErrorKind::NamespaceNotFound,
+    ErrorKind::NamespaceExists,
+    ErrorKind::NoSuchColumnFamily,
+    ErrorKind::UnknownScanner,
+    ErrorKind::FailedSanityCheck,
+    ErrorKind::InvalidRequest,
+    ErrorKind::Corrupt,
+    ErrorKind::Io,
+    ErrorKind::ServerAborted,
+    ErrorKind::ServerStopped,
+];
+
+/// Extra classes HBase servers send that map onto a Cellar kind.
+fn kind_of_class(class: &str) -> ErrorKind {
+    if let Some(k) = KINDS.iter().find(|k| k.exception_class() == class) {
+        return *k;
+    }
+    let short = class.rsplit('.').next().unwrap_or(class);
+    match short {
+        "RegionMovedException" | "RegionOpeningException" => ErrorKind::NotServingRegion,
+        "OutOfOrderScannerNextException" | "ScannerResetException" => ErrorKind::UnknownScanner,
+        "CallQueueTooBigException" | "MultiActionResultTooLarge" | "RetryImmediatelyException" => {
+            ErrorKind::RegionTooBusy
+        }
+        "ServerNotRunningYetException" | "PleaseHoldException" => ErrorKind::ServerStopped,
+        "UnsupportedOperationException" => ErrorKind::Unsupported,
+        _ if class.contains("DoNotRetry") => ErrorKind::InvalidRequest,
+        _ => ErrorKind::Io,
+    }
+}
+
+/// The text a Java client shows as the exception's message: the first line of the
+/// "stack trace" HBase sends.
+fn message_of(text: &str) -> String {
+    text.lines().next().unwrap_or_default().to_string()
+}
+
+pub fn error_to_exception(
+    e: &Error,
+    class: Option<&str>,
+    do_not_retry: Option<bool>,
+) -> pb::ExceptionResponse {
+    pb::ExceptionResponse {
+        exception_class_name: Some(class.unwrap_or(e.exception_class()).to_string()),
+        stack_trace: Some(format!("{}\n\tat cellar server", e.message())),
+        hostname: None,
+        port: None,
+        do_not_retry: Some(do_not_retry.unwrap_or(e.kind().do_not_retry())),
+        server_overloaded: None,
+    }
+}
+
+pub fn error_from_exception(x: &pb::ExceptionResponse) -> (Error, String) {
+    let class = x
+        .exception_class_name
+        .clone()
+        .unwrap_or_else(|| "java.io.IOException".into());
+    let kind = kind_of_class(&class);
+    let msg = message_of(x.stack_trace.as_deref().unwrap_or_default());
+    (Error::new(kind, format!("{class}: {msg}")), class)
+}
+
+pub fn error_to_pair(e: &Error) -> pb::NameBytesPair {
+    pb::NameBytesPair {
+        name: e.exception_class().to_string(),
+        value: Some(b(e.message().as_bytes())),
+    }
+}
+
+pub fn error_from_pair(p: &pb::NameBytesPair) -> Error {
+    let kind = kind_of_class(&p.name);
+    let msg = String::from_utf8_lossy(p.value.as_deref().unwrap_or_default()).into_owned();
+    Error::new(kind, format!("{}: {}", p.name, message_of(&msg)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn classes_round_trip_to_kinds() {
+        for &k in KINDS {
+            let e = Error::new(k, "why");
+            let (back, class) = error_from_exception(&error_to_exception(&e, None, None));
+            assert_eq!(back.kind(), k, "{class}");
+            assert_eq!(error_from_pair(&error_to_pair(&e)).kind(), k);
+        }
+        let x = pb::ExceptionResponse {
+            exception_class_name: Some(
+                "org.apache.hadoop.hbase.exceptions.OutOfOrderScannerNextException".into(),
+            ),
+            ..Default::default()
+        };
+        assert_eq!(error_from_exception(&x).0.kind(), ErrorKind::UnknownScanner);
+    }
+}
