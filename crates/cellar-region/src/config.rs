@@ -74,6 +74,20 @@ pub struct Config {
     /// `hbase.shell.timestamp.format.epoch`: the shell prints timestamps as epoch
     /// milliseconds instead of local ISO date-times.
     pub shell_timestamp_epoch: bool,
+    /// `hbase.ipc.max.request.size`: the largest call frame a server reads.
+    pub ipc_max_request_size: u64,
+    /// `hbase.ipc.server.max.callqueue.length`: calls in flight on a server at once
+    /// before new ones get CallQueueTooBigException.
+    pub ipc_max_call_queue_length: usize,
+    /// `cellar.ipc.server.max.connection.calls`: calls in flight on one connection.
+    pub ipc_max_connection_calls: usize,
+    /// `hbase.client.scanner.timeout.period`: a server closes a scanner not used for
+    /// this long (its lease).
+    pub scanner_timeout_ms: u64,
+    /// `hbase.zookeeper.quorum`: where a server registers itself (none: no ZooKeeper).
+    pub zookeeper_quorum: Option<String>,
+    /// `zookeeper.znode.parent`.
+    pub znode_parent: String,
 }
 
 impl Default for Config {
@@ -111,6 +125,12 @@ impl Default for Config {
             busy_blocked_requests: 0.2,
             busy_agg_window_ms: 300_000,
             shell_timestamp_epoch: false,
+            ipc_max_request_size: 268_435_456,
+            ipc_max_call_queue_length: 300,
+            ipc_max_connection_calls: 100,
+            scanner_timeout_ms: 60_000,
+            zookeeper_quorum: None,
+            znode_parent: "/hbase".into(),
         }
     }
 }
@@ -243,6 +263,25 @@ impl Config {
                 self.busy_blocked_requests = f;
             }
             "hbase.shell.timestamp.format.epoch" => self.shell_timestamp_epoch = boolean(key, v)?,
+            "hbase.ipc.max.request.size" => self.ipc_max_request_size = positive(key, v)?,
+            "hbase.ipc.server.max.callqueue.length" => {
+                self.ipc_max_call_queue_length = positive(key, v)? as usize
+            }
+            "cellar.ipc.server.max.connection.calls" => {
+                self.ipc_max_connection_calls = positive(key, v)? as usize
+            }
+            "hbase.client.scanner.timeout.period" => self.scanner_timeout_ms = positive(key, v)?,
+            "hbase.zookeeper.quorum" => match v {
+                toml::Value::String(s) if !s.trim().is_empty() => {
+                    self.zookeeper_quorum = Some(s.trim().to_string())
+                }
+                toml::Value::String(_) => self.zookeeper_quorum = None,
+                _ => return Err(bad(key, "a host:port list", v)),
+            },
+            "zookeeper.znode.parent" => match v {
+                toml::Value::String(s) if s.starts_with('/') => self.znode_parent = s.clone(),
+                _ => return Err(bad(key, "a znode path starting with /", v)),
+            },
             "hbase.regionserver.regionSplitLimit" => {
                 self.region_split_limit = uint(key, v)? as usize
             }

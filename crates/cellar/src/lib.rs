@@ -10,6 +10,7 @@ mod error;
 pub mod layout;
 pub mod master;
 pub mod region_server;
+pub mod server;
 pub mod shell;
 
 pub use client::{Admin, Connection, LocalConnection, LocalTable, Table};

@@ -1,5 +1,7 @@
-//! The `cellar` command: `cellar shell` runs the HBase-style shell on an embedded
-//! database; `cellar hfile` inspects store files written by Cellar or HBase.
+//! The `cellar` command: `cellar server` serves a database over HBase's RPC protocol;
+//! `cellar shell` runs the HBase-style shell on an embedded database (or, with
+//! `--connect`, against a server); `cellar hfile` inspects store files written by
+//! Cellar or HBase.
 
 mod hfile_tool;
 
@@ -23,6 +25,27 @@ struct Cli {
 enum Command {
     /// Inspect a store file, like `hbase hfile`.
     Hfile(hfile_tool::HFileArgs),
+    /// Serve the database in DIR (default ./cellar-data) over HBase's RPC protocol.
+    Server {
+        /// Database directory.
+        #[arg(default_value = "cellar-data")]
+        dir: PathBuf,
+        /// Configuration file (TOML with HBase key names); default DIR/cellar.toml.
+        #[arg(long)]
+        config: Option<PathBuf>,
+        /// Address to listen on.
+        #[arg(long, default_value = "127.0.0.1")]
+        bind: String,
+        /// RPC port (HBase's region-server port; master services answer here too).
+        #[arg(long, default_value_t = cellar::server::DEFAULT_PORT)]
+        port: u16,
+        /// Host name given to clients (default: the bind address).
+        #[arg(long)]
+        hostname: Option<String>,
+        /// Status page and /metrics port.
+        #[arg(long, default_value_t = cellar::server::DEFAULT_INFO_PORT)]
+        info_port: u16,
+    },
     /// The HBase shell on an embedded database in DIR (default ./cellar-data).
     Shell {
         /// Database directory.
@@ -50,15 +73,58 @@ fn open_db(
 }
 
 fn main() -> ExitCode {
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_max_level(tracing::Level::WARN)
-        .with_target(false)
-        .without_time()
-        .init();
     let cli = Cli::parse();
+    let serving = matches!(cli.command, Command::Server { .. });
+    let logs = tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_target(false);
+    if serving {
+        // A server logs one line per event that matters, with its time.
+        logs.with_max_level(tracing::Level::INFO).init();
+    } else {
+        logs.with_max_level(tracing::Level::WARN)
+            .without_time()
+            .init();
+    }
     match cli.command {
         Command::Hfile(args) => hfile_tool::run(&args),
+        Command::Server {
+            dir,
+            config,
+            bind,
+            port,
+            hostname,
+            info_port,
+        } => {
+            let db = match open_db(&dir, config.as_deref()) {
+                Ok(db) => db,
+                Err(e) => {
+                    eprintln!("ERROR: {e}");
+                    return ExitCode::from(2);
+                }
+            };
+            let opts = cellar::server::ServerOptions {
+                bind,
+                port,
+                hostname,
+                info_port: Some(info_port),
+            };
+            let server = match cellar::server::Server::start(db, &opts) {
+                Ok(s) => s,
+                Err(e) => {
+                    eprintln!("ERROR: {e}");
+                    return ExitCode::from(2);
+                }
+            };
+            eprintln!("cellar server listening on {}", server.addr());
+            match server.run_until_signal() {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("ERROR: {e}");
+                    ExitCode::from(1)
+                }
+            }
+        }
         Command::Shell { dir, config } => {
             let db = match open_db(&dir, config.as_deref()) {
                 Ok(db) => db,

@@ -29,7 +29,7 @@ use crate::error::{DbError, Result};
 use crate::region_server::RegionServer;
 
 pub use open::MasterParts;
-pub use regions::{FailedRegion, Location};
+pub use regions::{CatalogEntry, FailedRegion, Location};
 pub use stats::RegionStats;
 
 pub(crate) use cellar_api::DEFAULT_NAMESPACE;

@@ -27,6 +27,15 @@ impl Location {
 
 pub use cellar_api::FailedRegion;
 
+/// One region as the catalog lists it.
+#[derive(Debug, Clone)]
+pub struct CatalogEntry {
+    pub info: RegionInfo,
+    pub enabled: bool,
+    /// The server hosting it, when it is online.
+    pub server: Option<cellar_api::ServerName>,
+}
+
 /// The error for a region that is not online.
 fn not_serving(slot: &Slot) -> DbError {
     DbError::RegionNotServing {
@@ -111,6 +120,29 @@ impl Master {
             out.push(self.location(s));
         }
         Ok(out)
+    }
+
+    /// Every region of every table as a catalog lists it, in table and start-key
+    /// order: whether its table is enabled, and the server hosting it when it is
+    /// online (disabled tables and failed regions have none).
+    pub fn catalog_entries(&self) -> Vec<CatalogEntry> {
+        let tables: Vec<_> = read(&self.tables).values().cloned().collect();
+        let mut out = Vec::new();
+        for st in tables {
+            let e = read(&st.entry);
+            if e.damaged.is_some() {
+                continue;
+            }
+            for s in &e.regions {
+                let online = e.enabled && s.failed.is_none();
+                out.push(CatalogEntry {
+                    info: s.info.clone(),
+                    enabled: e.enabled,
+                    server: online.then(|| self.server(s.server).server_name().clone()),
+                });
+            }
+        }
+        out
     }
 
     /// Regions that failed to open, with the reason.
