@@ -17,7 +17,10 @@ pub use descriptor::{
 };
 pub use exception::{error_from_exception, error_from_pair, error_to_exception, error_to_pair};
 pub use filter::{comparator_from_pb, comparator_to_pb, filter_from_pb, filter_to_pb};
-pub use mutation::{condition_from_pb, condition_to_pb, mutation_from_pb, mutation_to_pb, Nonce};
+pub use mutation::{
+    condition_from_pb, condition_to_pb, mutation_cells, mutation_from_pb, mutation_to_pb,
+    mutation_to_pb_block, Nonce,
+};
 pub use read::{
     get_from_pb, get_to_pb, scan_from_pb, scan_to_pb, time_range_from_pb, time_range_to_pb,
 };

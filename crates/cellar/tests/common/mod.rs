@@ -2,6 +2,8 @@
 //! manual clock, and listing the files under a directory.
 #![allow(dead_code)]
 
+pub mod server;
+
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 

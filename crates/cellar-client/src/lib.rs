@@ -1,0 +1,30 @@
+//! `cellar-client`: an async Rust client that speaks HBase's own RPC protocol, so it
+//! works against a Cellar server and, by construction, an HBase 2.x cluster.
+//!
+//! - [`Connection::connect`] takes one server's `host:port` and finds the master and
+//!   `hbase:meta` through ClientMetaService (HBase 2.5+'s RPC registry).
+//! - [`Table`]: get, put, delete, increment, append, check_and_mutate, mutate_row,
+//!   mutate_rows (MultiRowMutationService), batch, and scan as a stream.
+//! - [`Admin`]: tables, namespaces, flush, compact, split, merge, region listing.
+//! - [`BufferedMutator`]: writes buffered up to `hbase.client.write.buffer`.
+//!
+//! Region locations are cached and dropped when a server says a region moved;
+//! retryable failures back off with HBase's schedule (`hbase.client.pause`,
+//! `hbase.client.retries.number`); others fail at once. Results of a scan are
+//! stitched from the server's partial results as HBase's client stitches them.
+
+mod admin;
+mod config;
+mod connection;
+mod mutator;
+mod rpc;
+mod scanner;
+mod table;
+
+pub use admin::Admin;
+pub use cellar_api as api;
+pub use config::ClientConfig;
+pub use connection::{Connection, RegionLocation};
+pub use mutator::BufferedMutator;
+pub use scanner::{ResultScanner, ScanStream};
+pub use table::Table;

@@ -1,0 +1,89 @@
+//! Starts a real `cellar server` process on a free port for a test, and stops it
+//! gracefully (SIGTERM) or kills it (SIGKILL).
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+pub struct ServerProcess {
+    child: Child,
+    pub addr: String,
+    pub dir: PathBuf,
+    /// Lines the server logged after it started.
+    pub log: mpsc::Receiver<String>,
+}
+
+impl ServerProcess {
+    /// Starts a server on `dir` with extra arguments, waiting until it listens.
+    pub fn start_with(dir: &Path, extra: &[&str]) -> ServerProcess {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_cellar"))
+            .arg("server")
+            .arg(dir)
+            .args(["--port", "0", "--info-port", "0"])
+            .args(extra)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start cellar server");
+        let stderr = child.stderr.take().expect("stderr");
+        let (tx, rx) = mpsc::channel();
+        let (addr_tx, addr_rx) = mpsc::channel();
+        // A real process needs a real thread reading its log.
+        #[allow(clippy::disallowed_methods)]
+        std::thread::spawn(move || {
+            let mut sent = false;
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                if !sent {
+                    if let Some(a) = line.strip_prefix("cellar server listening on ") {
+                        let _ = addr_tx.send(a.trim().to_string());
+                        sent = true;
+                        continue;
+                    }
+                }
+                let _ = tx.send(line);
+            }
+        });
+        let addr = match addr_rx.recv_timeout(Duration::from_secs(60)) {
+            Ok(a) => a,
+            Err(_) => {
+                let _ = child.kill();
+                let logs: Vec<String> = rx.try_iter().collect();
+                panic!("server did not start: {logs:?}");
+            }
+        };
+        ServerProcess {
+            child,
+            addr,
+            dir: dir.to_path_buf(),
+            log: rx,
+        }
+    }
+
+    pub fn start(dir: &Path) -> ServerProcess {
+        ServerProcess::start_with(dir, &[])
+    }
+
+    /// SIGTERM, then the exit status code.
+    pub fn stop(mut self) -> Option<i32> {
+        let pid = self.child.id().to_string();
+        let _ = Command::new("kill").args(["-TERM", &pid]).status();
+        let status = self.child.wait().expect("wait for server");
+        status.code()
+    }
+
+    /// SIGKILL: no chance to flush.
+    pub fn kill(mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for ServerProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
