@@ -203,7 +203,7 @@ impl ResultScanner {
                 self.open = Some(Open {
                     loc: loc.clone(),
                     id,
-                    seq: u64::from(req.number_of_rows != Some(0)),
+                    seq: 0,
                 })
             }
             (None, None) => {}

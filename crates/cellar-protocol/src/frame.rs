@@ -21,6 +21,11 @@ pub const MAGIC: &[u8; 4] = b"HBas";
 pub const RPC_VERSION: u8 = 0;
 /// SIMPLE authentication: the user named in the connection header is believed.
 pub const AUTH_SIMPLE: u8 = 0x50;
+/// The preamble an HBase 2.6 client sends to ask only for the cluster id (the
+/// connection registry), before any real connection.
+pub const REGISTRY_PREAMBLE: &[u8; 6] = b"Regist";
+/// The preamble an HBase 2.6 client sends to ask for the server's security principal.
+pub const SECURITY_PREAMBLE: &[u8; 6] = b"Securi";
 /// Length of the preamble.
 pub const PREAMBLE_LEN: usize = 6;
 /// HBase's `hbase.ipc.max.request.size` default (256 MiB).

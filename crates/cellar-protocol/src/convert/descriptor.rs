@@ -27,6 +27,7 @@ const IGNORED_FAMILY_ATTRS: &[&str] = &[
     "COMPRESSION_COMPACT_MINOR",
     "MOB_THRESHOLD",
     "MOB_COMPACT_PARTITION_POLICY",
+    "INDEX_BLOCK_ENCODING",
 ];
 
 /// Family attributes accepted only at the value that means "off".

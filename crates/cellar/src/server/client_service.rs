@@ -376,6 +376,13 @@ fn exec_service(call: &Call<'_>) -> CallResult {
     }
     let inner = pb::MutateRowsRequest::decode(req.call.request.clone())
         .map_err(|e| Error::invalid(format!("cannot decode MutateRowsRequest: {e}")))?;
+    if !inner.condition.is_empty() {
+        return Err(Error::new(
+            ErrorKind::Unsupported,
+            "conditional MutateRows (conditions across rows) is not supported",
+        )
+        .into());
+    }
     let muts = inner
         .mutation_request
         .iter()
@@ -387,7 +394,13 @@ fn exec_service(call: &Call<'_>) -> CallResult {
         region: req.region.clone(),
         value: pb::NameBytesPair {
             name: "hbase.pb.MutateRowsResponse".into(),
-            value: Some(pb::MutateRowsResponse {}.encode_to_vec().into()),
+            value: Some(
+                pb::MutateRowsResponse {
+                    processed: Some(true),
+                }
+                .encode_to_vec()
+                .into(),
+            ),
         },
     }))
 }

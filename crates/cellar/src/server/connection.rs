@@ -15,7 +15,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use cellar_api::{Error, ErrorKind};
 use cellar_protocol::cell_block::Codec;
-use cellar_protocol::frame::{self, Request, PREAMBLE_LEN};
+use cellar_protocol::frame::{self, Request, Response, PREAMBLE_LEN};
 use cellar_protocol::{pb, service};
 use prost::Message;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -27,6 +27,7 @@ use super::dispatch::{answer, reject, ConnInfo};
 
 const FATAL: &str = "org.apache.hadoop.hbase.ipc.FatalConnectionException";
 const TOO_BIG: &str = "org.apache.hadoop.hbase.exceptions.RequestTooBigException";
+const NOT_SECURE: &str = "org.apache.hadoop.hbase.ipc.SecurityNotEnabledException";
 const QUEUE_FULL: &str = "org.apache.hadoop.hbase.CallQueueTooBigException";
 /// HBase answers connection-level failures on call id -1.
 const NO_CALL: u32 = u32::MAX;
@@ -54,9 +55,25 @@ async fn fatal(stream: &mut TcpStream, message: String) {
 }
 
 /// Reads the preamble and connection header; `None` when the connection was refused.
-async fn hello(stream: &mut TcpStream, id: u64) -> Option<ConnInfo> {
+async fn hello(stream: &mut TcpStream, id: u64, cluster_id: &str) -> Option<ConnInfo> {
     let mut pre = [0u8; PREAMBLE_LEN];
     stream.read_exact(&mut pre).await.ok()?;
+    if &pre == frame::SECURITY_PREAMBLE {
+        // Security is off: say so, and wait for the real preamble (as HBase does).
+        let e = Error::new(ErrorKind::InvalidRequest, "security is not enabled");
+        let frame = reject(NO_CALL, e, NOT_SECURE, true);
+        stream.write_all(&frame).await.ok()?;
+        stream.read_exact(&mut pre).await.ok()?;
+    }
+    if &pre == frame::REGISTRY_PREAMBLE {
+        let resp = pb::GetConnectionRegistryResponse {
+            cluster_id: cluster_id.to_string(),
+        };
+        let frame = Response::encode_ok(NO_CALL, &resp, &[]);
+        let _ = stream.write_all(&frame).await;
+        let _ = stream.shutdown().await;
+        return None;
+    }
     if let Err(e) = frame::check_preamble(&pre) {
         tracing::debug!(connection = id, "refused: {e}");
         fatal(stream, e.to_string()).await;
@@ -170,10 +187,11 @@ pub async fn serve(
     mut stop: watch::Receiver<bool>,
 ) {
     let _ = stream.set_nodelay(true);
-    let info = match tokio::time::timeout(HELLO_TIMEOUT, hello(&mut stream, id)).await {
-        Ok(Some(i)) => Arc::new(i),
-        _ => return,
-    };
+    let info =
+        match tokio::time::timeout(HELLO_TIMEOUT, hello(&mut stream, id, &ctx.cluster_id)).await {
+            Ok(Some(i)) => Arc::new(i),
+            _ => return,
+        };
     let (mut rd, mut wr) = stream.into_split();
     let (tx, mut rx) = mpsc::channel::<Vec<u8>>(256);
     let writer = tokio::spawn(async move {

@@ -37,7 +37,16 @@ fn is_system(name: &str) -> bool {
 
 pub fn call(call: &Call<'_>, method: &str) -> CallResult {
     let a = admin(call);
-    match method {
+    // Master.proto names a few methods in lower camel case (truncateTable,
+    // getProcedureResult); match them all in upper camel case.
+    let mut chars = method.chars();
+    let upper: String = chars
+        .next()
+        .map(|c| c.to_ascii_uppercase())
+        .into_iter()
+        .chain(chars)
+        .collect();
+    match upper.as_str() {
         "IsMasterRunning" => Ok(Reply::new(pb::IsMasterRunningResponse {
             is_master_running: true,
         })),
@@ -87,7 +96,7 @@ pub fn call(call: &Call<'_>, method: &str) -> CallResult {
             let fam = family_from_pb(&req.column_families)?;
             let (mut desc, _) = a.describe(&name)?;
             let existing = desc.families.iter().position(|f| f.name == fam.name);
-            match (method, existing) {
+            match (upper.as_str(), existing) {
                 ("AddColumn", Some(_)) => {
                     return Err(Error::invalid(format!(
                         "Column family '{}' in table '{name}' already exists so cannot be added",
@@ -317,7 +326,7 @@ pub fn call(call: &Call<'_>, method: &str) -> CallResult {
         "IsBalancerEnabled" => Ok(Reply::new(pb::BoolResponse {
             value: call.ctx.balancer_on.load(Ordering::Relaxed),
         })),
-        "IsInMaintenanceMode" => Ok(Reply::new(pb::BoolResponse { value: false })),
+        "IsMasterInMaintenanceMode" => Ok(Reply::new(pb::BoolResponse { value: false })),
         "GetClusterStatus" => Ok(Reply::new(pb::GetClusterStatusResponse {
             cluster_status: cluster_status(call),
         })),

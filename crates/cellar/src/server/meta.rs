@@ -1,8 +1,8 @@
 //! `hbase:meta` as HBase clients read it, built from Cellar's catalog: one row per
 //! region, keyed by its region name, with `info:regioninfo` (`PBUF` + RegionInfo),
 //! `info:server`, `info:serverstartcode`, `info:seqnumDuringOpen`, `info:sn` and
-//! `info:state`; and one row per table (keyed by its name) with `table:state` (`PBUF`
-//! \+ TableState), which clients read to tell a disabled table from a moved region.
+//! `info:state`; and one row per table (keyed by its name) with `table:state` (a
+//! bare TableState), which clients read to tell a disabled table from a moved region.
 //! Rows are ordered and ranged with HBase's meta comparator (table, then start key,
 //! then region id, each compared on its own), so `table,row,99999999999999` reversed
 //! scans find the region holding `row`.
@@ -104,7 +104,8 @@ pub fn rows(master: &Master, server: &ServerName, now: i64) -> Vec<RowResult> {
             } as i32,
         };
         let row = t.as_bytes().to_vec();
-        if let Some(c) = cell(&row, TABLE, b"state", now, &pbuf(&state)) {
+        // Unlike `info:regioninfo`, the table state carries no PBUF prefix.
+        if let Some(c) = cell(&row, TABLE, b"state", now, &state.encode_to_vec()) {
             out.push(RowResult {
                 row,
                 cells: vec![c],

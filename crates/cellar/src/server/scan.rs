@@ -145,7 +145,10 @@ fn next(call: &Call<'_>, g: &mut OpenScanner, id: u64, req: &pb::ScanRequest) ->
         }
     };
     g.rows += results.iter().filter(|r| !r.partial).count() as u64;
-    g.next_seq += 1;
+    // Only calls that carry a sequence number advance it (the opening call does not).
+    if req.next_call_seq.is_some() {
+        g.next_seq += 1;
+    }
     g.touch(scanners.now());
     let limit_reached = g.limit_of_rows > 0 && g.rows >= g.limit_of_rows;
     if req.close_scanner.unwrap_or(false) || !more_in_region || limit_reached {
