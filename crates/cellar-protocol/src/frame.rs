@@ -119,6 +119,23 @@ fn take_cell_block(buf: &mut Bytes, meta: Option<&pb::CellBlockMeta>) -> Result<
     Ok(buf.split_to(len))
 }
 
+/// A call whose header parsed but whose parameter or cell block did not: the server
+/// answers that call with an error and keeps the connection (as HBase does).
+#[derive(Debug)]
+pub struct BadCall {
+    pub header: pb::RequestHeader,
+    pub error: ProtocolError,
+}
+
+/// Why a call frame could not be taken apart.
+#[derive(Debug)]
+pub enum FrameError {
+    /// The header is bad: the connection cannot be trusted any more.
+    Header(ProtocolError),
+    /// The header is fine but its parameter or cell block is not: only the call fails.
+    Call(Box<BadCall>),
+}
+
 /// One call as the server receives it.
 #[derive(Debug, Clone)]
 pub struct Request {
@@ -130,23 +147,40 @@ pub struct Request {
 
 impl Request {
     /// Parses a call frame (the bytes after its 4-byte length).
-    pub fn decode(mut frame: Bytes) -> Result<Request> {
-        let hb = take_delimited(&mut frame, "RequestHeader")?;
-        let header = pb::RequestHeader::decode(hb).map_err(|source| ProtocolError::Decode {
-            what: "RequestHeader",
-            source,
-        })?;
-        let param = if header.request_param.unwrap_or(false) {
-            take_delimited(&mut frame, "request parameter")?
-        } else {
-            Bytes::new()
-        };
-        let cell_block = take_cell_block(&mut frame, header.cell_block_meta.as_ref())?;
-        Ok(Request {
-            header,
-            param,
-            cell_block,
+    pub fn decode(frame: Bytes) -> Result<Request> {
+        Request::decode_call(frame).map_err(|e| match e {
+            FrameError::Header(e) => e,
+            FrameError::Call(bad) => bad.error,
         })
+    }
+
+    /// Parses a call frame, telling a bad header (the connection is unusable) from a
+    /// bad parameter or cell block (only the call is).
+    pub fn decode_call(mut frame: Bytes) -> std::result::Result<Request, FrameError> {
+        let hb = take_delimited(&mut frame, "RequestHeader").map_err(FrameError::Header)?;
+        let header = pb::RequestHeader::decode(hb).map_err(|source| {
+            FrameError::Header(ProtocolError::Decode {
+                what: "RequestHeader",
+                source,
+            })
+        })?;
+        let rest = (|| {
+            let param = if header.request_param.unwrap_or(false) {
+                take_delimited(&mut frame, "request parameter")?
+            } else {
+                Bytes::new()
+            };
+            let cell_block = take_cell_block(&mut frame, header.cell_block_meta.as_ref())?;
+            Ok::<_, ProtocolError>((param, cell_block))
+        })();
+        match rest {
+            Ok((param, cell_block)) => Ok(Request {
+                header,
+                param,
+                cell_block,
+            }),
+            Err(error) => Err(FrameError::Call(Box::new(BadCall { header, error }))),
+        }
     }
 
     /// Decodes the request message as `M`.

@@ -10,6 +10,7 @@ pub mod convert;
 pub mod error;
 pub mod frame;
 pub mod region_name;
+pub mod znode;
 
 pub use error::ProtocolError;
 

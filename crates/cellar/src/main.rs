@@ -45,6 +45,9 @@ enum Command {
         /// Status page and /metrics port.
         #[arg(long, default_value_t = cellar::server::DEFAULT_INFO_PORT)]
         info_port: u16,
+        /// Register in this ZooKeeper quorum (sets hbase.zookeeper.quorum).
+        #[arg(long)]
+        zookeeper: Option<String>,
     },
     /// The HBase shell on an embedded database in DIR (default ./cellar-data).
     Shell {
@@ -60,10 +63,14 @@ enum Command {
 fn open_db(
     dir: &std::path::Path,
     config: Option<&std::path::Path>,
+    zookeeper: Option<String>,
 ) -> Result<cellar::Database, String> {
     let mut opts = cellar::Options::for_dir(dir).map_err(|e| e.to_string())?;
     if let Some(path) = config {
         opts.config = cellar::Options::read_config(path).map_err(|e| e.to_string())?;
+    }
+    if zookeeper.is_some() {
+        opts.config.zookeeper_quorum = zookeeper;
     }
     let db = cellar::Database::open_with(dir, opts).map_err(|e| e.to_string())?;
     if let Some(t) = &db.replay_report().torn_tail {
@@ -77,12 +84,18 @@ fn main() -> ExitCode {
     let serving = matches!(cli.command, Command::Server { .. });
     let logs = tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .with_target(false);
+    // CELLAR_LOG=debug (or error, warn, info, trace) overrides the level.
+    let level = std::env::var("CELLAR_LOG")
+        .ok()
+        .and_then(|l| l.parse().ok());
     if serving {
         // A server logs one line per event that matters, with its time.
-        logs.with_max_level(tracing::Level::INFO).init();
+        logs.with_max_level(level.unwrap_or(tracing::Level::INFO))
+            .init();
     } else {
-        logs.with_max_level(tracing::Level::WARN)
+        logs.with_max_level(level.unwrap_or(tracing::Level::WARN))
             .without_time()
             .init();
     }
@@ -95,8 +108,9 @@ fn main() -> ExitCode {
             port,
             hostname,
             info_port,
+            zookeeper,
         } => {
-            let db = match open_db(&dir, config.as_deref()) {
+            let db = match open_db(&dir, config.as_deref(), zookeeper) {
                 Ok(db) => db,
                 Err(e) => {
                     eprintln!("ERROR: {e}");
@@ -126,7 +140,7 @@ fn main() -> ExitCode {
             }
         }
         Command::Shell { dir, config } => {
-            let db = match open_db(&dir, config.as_deref()) {
+            let db = match open_db(&dir, config.as_deref(), None) {
                 Ok(db) => db,
                 Err(e) => {
                     eprintln!("ERROR: {e}");

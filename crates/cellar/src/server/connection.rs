@@ -15,7 +15,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use cellar_api::{Error, ErrorKind};
 use cellar_protocol::cell_block::Codec;
-use cellar_protocol::frame::{self, Request, Response, PREAMBLE_LEN};
+use cellar_protocol::frame::{self, FrameError, Request, Response, PREAMBLE_LEN};
 use cellar_protocol::{pb, service};
 use prost::Message;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -28,6 +28,7 @@ use super::dispatch::{answer, reject, ConnInfo};
 const FATAL: &str = "org.apache.hadoop.hbase.ipc.FatalConnectionException";
 const TOO_BIG: &str = "org.apache.hadoop.hbase.exceptions.RequestTooBigException";
 const NOT_SECURE: &str = "org.apache.hadoop.hbase.ipc.SecurityNotEnabledException";
+const DO_NOT_RETRY: &str = "org.apache.hadoop.hbase.DoNotRetryIOException";
 const QUEUE_FULL: &str = "org.apache.hadoop.hbase.CallQueueTooBigException";
 /// HBase answers connection-level failures on call id -1.
 const NO_CALL: u32 = u32::MAX;
@@ -233,12 +234,22 @@ pub async fn serve(
                 break;
             }
         };
-        let req = match Request::decode(body) {
+        let req = match Request::decode_call(body) {
             Ok(r) => r,
-            Err(e) => {
-                tracing::debug!(connection = id, "bad call frame, closing: {e}");
+            Err(FrameError::Header(e)) => {
+                tracing::debug!(connection = id, "bad call header, closing: {e}");
                 ctx.counters.bad_frames.fetch_add(1, Ordering::Relaxed);
                 break;
+            }
+            Err(FrameError::Call(bad)) => {
+                // The frame held together: fail this call only, as HBase does.
+                ctx.counters.bad_frames.fetch_add(1, Ordering::Relaxed);
+                let call_id = bad.header.call_id.unwrap_or(0);
+                let msg = format!("unable to read call parameter: {}", bad.error);
+                tracing::debug!(connection = id, call_id, "{msg}");
+                let e = Error::new(ErrorKind::InvalidRequest, msg);
+                let _ = tx.send(reject(call_id, e, DO_NOT_RETRY, true)).await;
+                continue;
             }
         };
         let call_id = req.header.call_id.unwrap_or(0);

@@ -21,6 +21,7 @@ mod nonces;
 mod regions;
 mod scan;
 mod scanners;
+mod zookeeper;
 
 use std::net::SocketAddr;
 use std::path::Path;
@@ -109,6 +110,7 @@ pub struct Server {
     addr: SocketAddr,
     stop: watch::Sender<bool>,
     accept: tokio::task::JoinHandle<()>,
+    zk: Option<zookeeper::Registration>,
 }
 
 impl Server {
@@ -143,6 +145,23 @@ impl Server {
             opts.info_port.unwrap_or(0),
             id,
         ));
+        let zk = match &ctx.db.config().zookeeper_quorum {
+            Some(q) => {
+                let parent = ctx.db.config().znode_parent.clone();
+                let reg = runtime.block_on(zookeeper::register(
+                    q,
+                    &parent,
+                    &ctx.server_name,
+                    ctx.info_port,
+                    &ctx.cluster_id,
+                ));
+                Some(reg.map_err(|e| DbError::Open {
+                    path: format!("zookeeper {q}").into(),
+                    reason: e.message().to_string(),
+                })?)
+            }
+            None => None,
+        };
         let (stop, stop_rx) = watch::channel(false);
         let accept = runtime.spawn(accept_loop(listener, ctx.clone(), stop_rx.clone()));
         runtime.spawn(reaper(ctx.clone(), stop_rx));
@@ -153,6 +172,7 @@ impl Server {
             addr,
             stop,
             accept,
+            zk,
         })
     }
 
@@ -203,8 +223,12 @@ impl Server {
             ctx,
             stop,
             accept,
+            zk,
             ..
         } = self;
+        if let Some(z) = zk {
+            runtime.block_on(z.withdraw());
+        }
         let _ = stop.send(true);
         runtime.block_on(async {
             let _ = tokio::time::timeout(Duration::from_secs(30), accept).await;

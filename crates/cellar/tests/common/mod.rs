@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod server;
+pub mod zookeeper;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
