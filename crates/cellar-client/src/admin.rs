@@ -39,7 +39,10 @@ impl Admin {
             nonce_group: None,
             nonce: None,
         };
-        let _: pb::ProcedureResponse = self.conn.master("CreateTable", &req).await?;
+        let _: pb::ProcedureResponse = self
+            .conn
+            .master_for(&desc.name, "CreateTable", &req)
+            .await?;
         Ok(())
     }
 
@@ -51,19 +54,28 @@ impl Admin {
             nonce: None,
             reopen_regions: Some(true),
         };
-        let _: pb::ProcedureResponse = self.conn.master("ModifyTable", &req).await?;
+        let _: pb::ProcedureResponse = self
+            .conn
+            .master_for(&desc.name, "ModifyTable", &req)
+            .await?;
         self.conn.invalidate(&normalize(&desc.name), None);
         Ok(())
     }
 
     pub async fn disable_table(&self, name: &str) -> Result<()> {
-        let _: pb::ProcedureResponse = self.conn.master("DisableTable", &tname(name)).await?;
+        let _: pb::ProcedureResponse = self
+            .conn
+            .master_for(name, "DisableTable", &tname(name))
+            .await?;
         self.conn.invalidate(&normalize(name), None);
         Ok(())
     }
 
     pub async fn enable_table(&self, name: &str) -> Result<()> {
-        let _: pb::ProcedureResponse = self.conn.master("EnableTable", &tname(name)).await?;
+        let _: pb::ProcedureResponse = self
+            .conn
+            .master_for(name, "EnableTable", &tname(name))
+            .await?;
         self.conn.invalidate(&normalize(name), None);
         Ok(())
     }
@@ -72,12 +84,16 @@ impl Admin {
         let req = pb::GetTableStateRequest {
             table_name: table_name_to_pb(&normalize(name)),
         };
-        let r: pb::GetTableStateResponse = self.conn.master("GetTableState", &req).await?;
+        let r: pb::GetTableStateResponse =
+            self.conn.master_for(name, "GetTableState", &req).await?;
         Ok(r.table_state.state == pb::table_state::State::Enabled as i32)
     }
 
     pub async fn delete_table(&self, name: &str) -> Result<()> {
-        let _: pb::ProcedureResponse = self.conn.master("DeleteTable", &tname(name)).await?;
+        let _: pb::ProcedureResponse = self
+            .conn
+            .master_for(name, "DeleteTable", &tname(name))
+            .await?;
         self.conn.invalidate(&normalize(name), None);
         Ok(())
     }
@@ -90,7 +106,7 @@ impl Admin {
             nonce_group: None,
             nonce: None,
         };
-        let _: pb::ProcedureResponse = self.conn.master("TruncateTable", &req).await?;
+        let _: pb::ProcedureResponse = self.conn.master_for(name, "TruncateTable", &req).await?;
         self.conn.invalidate(&normalize(name), None);
         Ok(())
     }
@@ -100,8 +116,10 @@ impl Admin {
             table_names: vec![table_name_to_pb(&normalize(name))],
             ..Default::default()
         };
-        let r: pb::GetTableDescriptorsResponse =
-            self.conn.master("GetTableDescriptors", &req).await?;
+        let r: pb::GetTableDescriptorsResponse = self
+            .conn
+            .master_for(name, "GetTableDescriptors", &req)
+            .await?;
         let schema = r.table_schema.first().ok_or_else(|| {
             Error::new(ErrorKind::TableNotFound, name.to_string()).with_table(name)
         })?;

@@ -97,6 +97,54 @@ impl Connection {
         Ok(conn)
     }
 
+    /// Finds the cluster through ZooKeeper: the master in `<parent>/master` and
+    /// `hbase:meta`'s server in `<parent>/meta-region-server` (HBase's znodes).
+    pub async fn connect_zookeeper(
+        quorum: &str,
+        parent: &str,
+        cfg: ClientConfig,
+    ) -> Result<Connection> {
+        use zookeeper_client as zk;
+        let zerr =
+            |what: &str, e: zk::Error| Error::new(ErrorKind::Io, format!("ZooKeeper {what}: {e}"));
+        let client = zk::Client::connect(quorum)
+            .await
+            .map_err(|e| zerr(&format!("connect to {quorum}"), e))?;
+        let parent = parent.trim_end_matches('/');
+        let read = |node: &'static str| {
+            let path = format!("{parent}/{node}");
+            let client = client.clone();
+            async move {
+                client
+                    .get_data(&path)
+                    .await
+                    .map(|(d, _)| d)
+                    .map_err(|e| zerr(&format!("read {path}"), e))
+            }
+        };
+        let master: pb::Master = cellar_protocol::znode::decode(
+            &read(cellar_protocol::znode::MASTER).await?,
+            "master znode",
+        )?;
+        let meta: pb::MetaRegionServer = cellar_protocol::znode::decode(
+            &read(cellar_protocol::znode::META_REGION_SERVER).await?,
+            "meta-region-server znode",
+        )?;
+        let master = address(&master.master);
+        let meta = address(&meta.server);
+        let inner = Arc::new(Inner {
+            cfg,
+            bootstrap: master.clone(),
+            master: Mutex::new(master),
+            meta: Mutex::new(meta),
+            pool: Mutex::new(HashMap::new()),
+            locations: Mutex::new(HashMap::new()),
+            nonce_group: random(),
+            nonce: std::sync::atomic::AtomicU64::new(random()),
+        });
+        Ok(Connection { inner })
+    }
+
     async fn discover(&self) -> Result<()> {
         let boot = self.inner.bootstrap.clone();
         let master: pb::GetActiveMasterResponse = self
@@ -215,6 +263,16 @@ impl Connection {
             self.call_on(&m, service::MASTER, method, req).await
         })
         .await
+    }
+
+    /// A MasterService call about `table`: table errors name it.
+    pub(crate) async fn master_for<Q: Message, R: Message + Default>(
+        &self,
+        table: &str,
+        method: &str,
+        req: &Q,
+    ) -> Result<R> {
+        self.master(method, req).await.map_err(|e| named(e, table))
     }
 
     /// An AdminService call to `server`.
@@ -421,6 +479,21 @@ fn location_of(r: &cellar_api::RowResult) -> Option<(RegionLocation, bool)> {
         },
         online,
     ))
+}
+
+/// An error about a table, naming it (servers send only the class and message).
+pub(crate) fn named(e: Error, table: &str) -> Error {
+    match e.kind() {
+        ErrorKind::TableNotFound
+        | ErrorKind::TableExists
+        | ErrorKind::TableNotEnabled
+        | ErrorKind::TableNotDisabled
+            if e.table().is_none() =>
+        {
+            e.with_table(normalize(table))
+        }
+        _ => e,
+    }
 }
 
 /// `default:t` and `t` are one table.

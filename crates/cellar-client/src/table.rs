@@ -61,12 +61,13 @@ impl Table {
         let cfg = &self.conn.inner.cfg;
         let mut reload = false;
         let mut attempt = 0;
+        let named = |e| crate::connection::named(e, &self.name);
         loop {
             let r = match self.conn.locate(&self.name, row, reload).await {
                 Ok(loc) => f(loc).await,
                 Err(e) => Err(e),
             };
-            match r {
+            match r.map_err(named) {
                 Ok(v) => return Ok(v),
                 Err(e) if attempt < cfg.retries && e.retry() != Retry::Never => {
                     if e.retry() == Retry::Relocate || e.kind() == ErrorKind::Io {

@@ -49,7 +49,8 @@ enum Command {
         #[arg(long)]
         zookeeper: Option<String>,
     },
-    /// The HBase shell on an embedded database in DIR (default ./cellar-data).
+    /// The HBase shell on an embedded database in DIR (default ./cellar-data), or on a
+    /// server with --connect / --zookeeper.
     Shell {
         /// Database directory.
         #[arg(default_value = "cellar-data")]
@@ -57,6 +58,18 @@ enum Command {
         /// Configuration file (TOML with HBase key names); default DIR/cellar.toml.
         #[arg(long)]
         config: Option<PathBuf>,
+        /// A server's host:port (HBase's RPC protocol): run the commands there.
+        #[arg(long, conflicts_with = "zookeeper")]
+        connect: Option<String>,
+        /// A ZooKeeper quorum to find the cluster through.
+        #[arg(long)]
+        zookeeper: Option<String>,
+        /// The cluster's znode parent in ZooKeeper.
+        #[arg(long, default_value = "/hbase")]
+        znode_parent: String,
+        /// Print timestamps as epoch milliseconds (hbase.shell.timestamp.format.epoch).
+        #[arg(long)]
+        epoch_timestamps: bool,
     },
 }
 
@@ -139,7 +152,38 @@ fn main() -> ExitCode {
                 }
             }
         }
-        Command::Shell { dir, config } => {
+        Command::Shell {
+            connect,
+            zookeeper,
+            znode_parent,
+            epoch_timestamps,
+            ..
+        } if connect.is_some() || zookeeper.is_some() => {
+            let conn = match (connect, zookeeper) {
+                (Some(addr), _) => cellar::client::RemoteConnection::connect(&addr),
+                (None, Some(q)) => {
+                    cellar::client::RemoteConnection::connect_zookeeper(&q, &znode_parent)
+                }
+                (None, None) => return ExitCode::from(2),
+            };
+            let conn = match conn {
+                Ok(c) => c,
+                Err(e) => {
+                    eprintln!("ERROR: {e}");
+                    return ExitCode::from(2);
+                }
+            };
+            let client = cellar::shell::Client::new(Box::new(conn));
+            match cellar::shell::run_stdio_client(client, epoch_timestamps) {
+                Ok(true) => ExitCode::SUCCESS,
+                Ok(false) => ExitCode::from(1),
+                Err(e) => {
+                    eprintln!("ERROR: {e}");
+                    ExitCode::from(2)
+                }
+            }
+        }
+        Command::Shell { dir, config, .. } => {
             let db = match open_db(&dir, config.as_deref(), None) {
                 Ok(db) => db,
                 Err(e) => {

@@ -70,6 +70,8 @@ pub fn error_to_exception(
     }
 }
 
+/// The error an exception response carries (its message is the server's, the first
+/// line of the stack-trace text), and the exception class.
 pub fn error_from_exception(x: &pb::ExceptionResponse) -> (Error, String) {
     let class = x
         .exception_class_name
@@ -77,7 +79,8 @@ pub fn error_from_exception(x: &pb::ExceptionResponse) -> (Error, String) {
         .unwrap_or_else(|| "java.io.IOException".into());
     let kind = kind_of_class(&class);
     let msg = message_of(x.stack_trace.as_deref().unwrap_or_default());
-    (Error::new(kind, format!("{class}: {msg}")), class)
+    let msg = if msg.is_empty() { class.clone() } else { msg };
+    (Error::new(kind, msg), class)
 }
 
 pub fn error_to_pair(e: &Error) -> pb::NameBytesPair {
@@ -90,7 +93,8 @@ pub fn error_to_pair(e: &Error) -> pb::NameBytesPair {
 pub fn error_from_pair(p: &pb::NameBytesPair) -> Error {
     let kind = kind_of_class(&p.name);
     let msg = String::from_utf8_lossy(p.value.as_deref().unwrap_or_default()).into_owned();
-    Error::new(kind, format!("{}: {}", p.name, message_of(&msg)))
+    let msg = message_of(&msg);
+    Error::new(kind, if msg.is_empty() { p.name.clone() } else { msg })
 }
 
 #[cfg(test)]

@@ -8,6 +8,7 @@
 
 mod admin;
 mod local;
+mod remote;
 mod scanner;
 mod table;
 
@@ -18,6 +19,7 @@ use cellar_api::{
 
 pub use admin::LocalAdmin;
 pub use local::LocalConnection;
+pub use remote::RemoteConnection;
 pub use scanner::ClientScanner;
 pub use table::{LocalTable, TableScanner};
 

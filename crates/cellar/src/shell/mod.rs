@@ -159,7 +159,17 @@ impl<W: Write> Shell<W> {
 /// Runs the shell on standard input/output: line editing when it is a terminal.
 pub fn run_stdio(db: Database) -> Result<bool, String> {
     let stdout = std::io::stdout();
-    let mut shell = Shell::new(db, stdout.lock());
+    drive(Shell::new(db, stdout.lock()))
+}
+
+/// Runs the shell on standard input/output against a connection (a remote server):
+/// the same commands, the same output.
+pub fn run_stdio_client(client: Client, epoch_timestamps: bool) -> Result<bool, String> {
+    let stdout = std::io::stdout();
+    drive(Shell::with_client(client, epoch_timestamps, stdout.lock()))
+}
+
+fn drive<W: Write>(mut shell: Shell<W>) -> Result<bool, String> {
     if std::io::stdin().is_terminal() {
         interactive(&mut shell).map_err(|e| e.to_string())?;
     } else {
