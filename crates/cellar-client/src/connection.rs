@@ -232,6 +232,19 @@ impl Connection {
         Ok(r)
     }
 
+    /// One call of `service.method` on `server`, with no retries: low-level access for
+    /// tools and tests (the cell block of the response is returned as it came).
+    pub async fn call_raw<Q: Message, R: Message + Default>(
+        &self,
+        server: &str,
+        svc: &'static str,
+        method: &str,
+        req: &Q,
+    ) -> Result<(R, bytes::Bytes)> {
+        let rpc = self.rpc(server, svc).await?;
+        rpc.call(method, req, &[], self.inner.cfg.rpc_timeout).await
+    }
+
     /// Runs `f` until it succeeds, fails for good, or the retries run out; transient
     /// failures back off with HBase's schedule.
     pub(crate) async fn retrying<T, F, Fut>(&self, f: F) -> Result<T>

@@ -23,6 +23,8 @@ mod table;
 
 pub use admin::Admin;
 pub use cellar_api as api;
+/// HBase's wire messages, for [`Connection::call_raw`].
+pub use cellar_protocol::{pb, service};
 pub use config::ClientConfig;
 pub use connection::{Connection, RegionLocation};
 pub use mutator::BufferedMutator;

@@ -1,4 +1,4 @@
-#![allow(clippy::disallowed_methods)] // drives server, ZooKeeper and client processes
+#![allow(clippy::unwrap_used, clippy::disallowed_methods)] // drives server, ZooKeeper and client processes
 //! Real HBase clients against a real `cellar server`: HBase's official Java client
 //! (hbase-shaded-client 2.6, the Maven module in `compat/java`) through the RPC
 //! connection registry and through ZooKeeper, and hbase-driver (PyPI) through

@@ -1,4 +1,4 @@
-#![allow(clippy::disallowed_methods)] // drives server and shell processes
+#![allow(clippy::unwrap_used, clippy::disallowed_methods)] // drives server and shell processes
 //! `cellar shell --connect host:port` runs every command against a server with output
 //! identical to the embedded shell's: one script, run both ways, compared line by line
 //! (only the `Took ... seconds` timings differ).

@@ -1,4 +1,4 @@
-#![allow(clippy::disallowed_methods)] // drives a server process from real threads
+#![allow(clippy::unwrap_used, clippy::disallowed_methods)] // drives a server process from real threads
 mod common;
 
 use cellar_api::{FamilyDescriptor, Get, Put, Scan, TableDescriptor};

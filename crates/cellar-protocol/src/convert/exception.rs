@@ -43,7 +43,12 @@ fn kind_of_class(class: &str) -> ErrorKind {
             ErrorKind::RegionTooBusy
         }
         "ServerNotRunningYetException" | "PleaseHoldException" => ErrorKind::ServerStopped,
-        "UnsupportedOperationException" => ErrorKind::Unsupported,
+        "UnsupportedOperationException"
+        | "UnknownProtocolException"
+        | "UnknownServiceException" => ErrorKind::Unsupported,
+        "RequestTooBigException" | "FatalConnectionException" | "IncompatibleFilterException" => {
+            ErrorKind::InvalidRequest
+        }
         _ if class.contains("DoNotRetry") => ErrorKind::InvalidRequest,
         _ => ErrorKind::Io,
     }

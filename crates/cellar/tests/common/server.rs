@@ -1,3 +1,4 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 //! Starts a real `cellar server` process on a free port for a test, and stops it
 //! gracefully (SIGTERM) or kills it (SIGKILL).
 

@@ -1,3 +1,4 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 #![allow(clippy::disallowed_methods)] // waits for a real process in real time
 //! A real ZooKeeper for a test (Debian's `zookeeper` package, started from its jar on a
 //! free port with a temporary data directory), stopped when dropped.
