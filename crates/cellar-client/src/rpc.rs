@@ -88,6 +88,9 @@ impl RpcConnection {
                     break;
                 }
             }
+            // The connection was dropped: tell the server, which then closes its end
+            // (and the scanners this connection opened).
+            let _ = wr.shutdown().await;
         });
         tokio::spawn(read_loop(rd, pending, closed, addr.to_string()));
         Ok(conn)

@@ -9,6 +9,7 @@ mod error;
 mod executor;
 mod fault;
 mod fs;
+mod histogram;
 mod local;
 mod memory;
 
@@ -17,5 +18,6 @@ pub use error::{IoError, Result};
 pub use executor::{random_id, Executor, TaskHandle, Threads};
 pub use fault::FaultFs;
 pub use fs::{read_all, FileSystem, ReadableFile, WritableFile};
+pub use histogram::{Histogram, HistogramSnapshot};
 pub use local::LocalFs;
 pub use memory::MemoryFs;

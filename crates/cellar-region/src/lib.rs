@@ -16,6 +16,7 @@ pub mod memstore;
 pub mod mvcc;
 mod region;
 pub mod row_lock;
+pub mod row_sizes;
 pub mod scanner;
 pub mod split_policy;
 pub mod store;

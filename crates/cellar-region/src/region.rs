@@ -326,6 +326,12 @@ impl Region {
         self.ctx.wal.mark_flushed(&self.name, flush_seq)?;
         if wrote {
             self.metrics.flushes.fetch_add(1, Ordering::Relaxed);
+            tracing::info!(
+                table = %self.table.name,
+                region = %self.name,
+                store_files = self.store_file_count(),
+                "flushed"
+            );
             if self.needs_compaction() && !self.request(Maintenance::Compact(self.name.clone())) {
                 // No background worker: the caller decides when to compact.
             }
@@ -471,6 +477,15 @@ impl Region {
                     .major_compactions
                     .fetch_add(1, Ordering::Relaxed);
             }
+            tracing::info!(
+                table = %self.table.name,
+                region = %self.name,
+                family = %cellar_types::to_string_binary(family),
+                major = is_major,
+                kept = stream.kept,
+                dropped = stream.dropped,
+                "compacted"
+            );
         }
         Ok(outcome)
     }

@@ -200,6 +200,8 @@ pub struct Store {
     state: RwLock<StoreState>,
     /// Which files the store holds.
     manifest: Manifest,
+    /// The largest rows its flushes and compactions wrote.
+    largest: crate::row_sizes::LargestRows,
 }
 
 static FILE_COUNTER: AtomicU64 = AtomicU64::new(0);
@@ -267,7 +269,13 @@ impl Store {
                 files,
             }),
             manifest,
+            largest: Default::default(),
         })
+    }
+
+    /// The largest rows this store's recent flushes and compactions wrote.
+    pub fn largest_rows(&self) -> Vec<crate::row_sizes::RowSize> {
+        self.largest.get()
     }
 
     pub fn dir(&self) -> &Path {
@@ -426,11 +434,20 @@ impl Store {
             w.add_file_info(COMPACTED_FILES, compacted.join("\n").into_bytes());
         }
         let mut any = false;
+        let mut sizes = crate::row_sizes::RowSizeTracker::new(&self.family.name, now, major);
         for cell in cells {
-            w.append(cell?)?;
+            let cell = cell?;
+            sizes.add(cell.row(), cell.serialized_size(true));
+            w.append(cell)?;
             any = true;
         }
         let _summary = w.close()?;
+        let kind = match (major, compacted.is_empty()) {
+            (true, _) => crate::row_sizes::Write::Major,
+            (false, true) => crate::row_sizes::Write::Flush,
+            (false, false) => crate::row_sizes::Write::Minor,
+        };
+        self.largest.record(sizes.finish(), kind);
         if !any && compacted.is_empty() {
             self.fs.remove_file(&dest)?;
             return Ok(None);

@@ -27,6 +27,8 @@ pub struct WalOptions {
     pub async_flush_interval: Duration,
     /// Runs the ASYNC_WAL flusher.
     pub executor: Arc<dyn Executor>,
+    /// Times syncs (for the sync-latency histogram).
+    pub clock: Arc<dyn cellar_io::Clock>,
 }
 
 impl Default for WalOptions {
@@ -35,6 +37,7 @@ impl Default for WalOptions {
             roll_size: 128 << 20,
             async_flush_interval: Duration::from_millis(1000),
             executor: Arc::new(Threads),
+            clock: Arc::new(cellar_io::SystemClock),
         }
     }
 }
@@ -85,6 +88,8 @@ struct Shared {
     appends: AtomicU64,
     writes: AtomicU64,
     fsyncs: AtomicU64,
+    /// How long each write-out (and fsync) to the log took.
+    sync_latency: cellar_io::Histogram,
     stop: Mutex<bool>,
     wake: Condvar,
 }
@@ -137,6 +142,7 @@ impl Wal {
             appends: AtomicU64::new(0),
             writes: AtomicU64::new(0),
             fsyncs: AtomicU64::new(0),
+            sync_latency: cellar_io::Histogram::default(),
             stop: Mutex::new(false),
             wake: Condvar::new(),
         });
@@ -217,6 +223,11 @@ impl Wal {
     }
 
     /// Counters.
+    /// The latencies of the log's syncs (write-outs, and fsyncs where asked).
+    pub fn sync_latency(&self) -> cellar_io::HistogramSnapshot {
+        self.shared.sync_latency.snapshot()
+    }
+
     pub fn stats(&self) -> WalStats {
         let f = lock(&self.shared.file);
         WalStats {
@@ -339,6 +350,7 @@ impl Shared {
                 std::mem::take(&mut p.regions),
             )
         };
+        let started = self.opts.clock.monotonic();
         let res = (|| -> Result<()> {
             if !buf.is_empty() {
                 f.writer.append(&buf)?;
@@ -367,6 +379,8 @@ impl Shared {
         if let Err(e) = &res {
             self.poison(e);
         }
+        self.sync_latency
+            .record(self.opts.clock.monotonic().saturating_sub(started));
         res
     }
 

@@ -143,7 +143,13 @@ fn main() -> ExitCode {
                     return ExitCode::from(2);
                 }
             };
-            eprintln!("cellar server listening on {}", server.addr());
+            match server.info_addr() {
+                Some(info) => eprintln!(
+                    "cellar server listening on {} (status page http://{info}/)",
+                    server.addr()
+                ),
+                None => eprintln!("cellar server listening on {}", server.addr()),
+            }
             match server.run_until_signal() {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) => {

@@ -160,6 +160,7 @@ impl RegionServer {
         }
         locked(&self.recovered).remove(&info.encoded);
         write(&self.online).insert(info.encoded.clone(), region.clone());
+        tracing::info!(region = %info.region_name(), "region open");
         Ok(region)
     }
 

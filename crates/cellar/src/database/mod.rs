@@ -118,6 +118,7 @@ impl Database {
             roll_size: config.wal_roll_size(),
             async_flush_interval: Duration::from_millis(config.wal_async_flush_interval_ms),
             executor: opts.executor.clone(),
+            clock: opts.clock.clone(),
         };
         let (wal, replay) = Wal::open(
             fs.clone(),

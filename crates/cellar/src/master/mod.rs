@@ -117,6 +117,14 @@ pub struct Master {
     servers: Vec<Arc<RegionServer>>,
     /// Serializes creating and deleting tables.
     ddl: Mutex<()>,
+    procedures: ProcedureCounts,
+}
+
+/// How many splits and merges the master has completed (for metrics).
+#[derive(Debug, Default)]
+pub struct ProcedureCounts {
+    pub splits: std::sync::atomic::AtomicU64,
+    pub merges: std::sync::atomic::AtomicU64,
 }
 
 impl Master {
@@ -125,6 +133,11 @@ impl Master {
     }
 
     /// The region servers regions are assigned to.
+    /// Splits and merges completed since the master started.
+    pub fn procedure_counts(&self) -> &ProcedureCounts {
+        &self.procedures
+    }
+
     pub fn servers(&self) -> &[Arc<RegionServer>] {
         &self.servers
     }

@@ -140,6 +140,11 @@ impl Master {
         let mut offline = parent;
         offline.offline = true;
         e.parents.push(offline);
+        drop(e);
+        self.procedures
+            .splits
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        tracing::info!(table = %desc.name, at = %cellar_types::to_string_binary(&point), "region split");
         Ok(())
     }
 
@@ -301,6 +306,11 @@ impl Master {
             p.offline = true;
             e.parents.push(p);
         }
+        drop(e);
+        self.procedures
+            .merges
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        tracing::info!(table = %table, "regions merged");
         Ok(())
     }
 

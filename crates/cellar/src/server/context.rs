@@ -46,6 +46,7 @@ pub struct Context {
     pub next_proc_id: AtomicU64,
     /// The balancer switch clients may flip (one server: nothing to balance).
     pub balancer_on: AtomicBool,
+    pub latency: super::metrics::Latencies,
 }
 
 impl Context {
@@ -67,6 +68,7 @@ impl Context {
             max_connection_calls: config.ipc_max_connection_calls,
             next_proc_id: AtomicU64::new(1),
             balancer_on: AtomicBool::new(true),
+            latency: Default::default(),
             db,
             server_name,
             info_port,

@@ -100,6 +100,47 @@ impl Call<'_> {
     }
 }
 
+/// HBase's `hbase.ipc.warn.response.time` and `.size` defaults: calls slower or larger
+/// than this are logged.
+const SLOW_CALL: std::time::Duration = std::time::Duration::from_secs(10);
+const LARGE_RESPONSE: usize = 100 * 1024 * 1024;
+
+/// The region (and row) a client call names, for logs.
+fn region_of(req: &Request) -> String {
+    let name = |spec: &cellar_protocol::pb::RegionSpecifier| {
+        String::from_utf8_lossy(&spec.value).into_owned()
+    };
+    match req.header.method_name.as_deref() {
+        Some("Get") => req
+            .param::<cellar_protocol::pb::GetRequest>("GetRequest")
+            .map(|g| {
+                format!(
+                    "{} row={}",
+                    name(&g.region),
+                    cellar_types::to_string_binary(&g.get.row)
+                )
+            })
+            .unwrap_or_default(),
+        Some("Mutate") => req
+            .param::<cellar_protocol::pb::MutateRequest>("MutateRequest")
+            .map(|m| {
+                let row = m.mutation.row.as_deref().unwrap_or_default();
+                format!(
+                    "{} row={}",
+                    name(&m.region),
+                    cellar_types::to_string_binary(row)
+                )
+            })
+            .unwrap_or_default(),
+        Some("Scan") => req
+            .param::<cellar_protocol::pb::ScanRequest>("ScanRequest")
+            .ok()
+            .and_then(|s| s.region.map(|r| name(&r)))
+            .unwrap_or_default(),
+        _ => String::new(),
+    }
+}
+
 pub const UNKNOWN_SERVICE: &str = "org.apache.hadoop.hbase.ipc.UnknownServiceException";
 const UNSUPPORTED: &str = "org.apache.hadoop.hbase.DoNotRetryIOException";
 
@@ -109,6 +150,8 @@ pub fn answer(ctx: &Context, conn: &ConnInfo, req: &Request) -> Vec<u8> {
     let method = req.header.method_name.clone().unwrap_or_default();
     let call = Call { ctx, conn, req };
     let short = conn.service.rsplit('.').next().unwrap_or(&conn.service);
+    let clock = ctx.db.region_server().clock();
+    let started = clock.monotonic();
     let result = match short {
         service::CLIENT => match method.as_str() {
             "Scan" => scan::scan(&call),
@@ -126,8 +169,22 @@ pub fn answer(ctx: &Context, conn: &ConnInfo, req: &Request) -> Vec<u8> {
             true,
         )),
     };
+    let took = clock.monotonic().saturating_sub(started);
+    if short == service::CLIENT {
+        if let Some(h) = ctx.latency.for_method(&method) {
+            h.record(took);
+        }
+    }
+    if took >= SLOW_CALL {
+        tracing::warn!(service = short, %method, took_ms = took.as_millis() as u64, region = %region_of(req), "slow call");
+    }
     match result {
-        Ok(reply) => Response::encode_ok(call_id, reply.msg.as_ref(), &reply.cells),
+        Ok(reply) => {
+            if reply.cells.len() >= LARGE_RESPONSE {
+                tracing::warn!(service = short, %method, bytes = reply.cells.len(), region = %region_of(req), "large response");
+            }
+            Response::encode_ok(call_id, reply.msg.as_ref(), &reply.cells)
+        }
         Err(e) => {
             if e.error.kind() == ErrorKind::Io || e.error.kind() == ErrorKind::Corrupt {
                 tracing::warn!(service = %conn.service, %method, "call failed: {}", e.error.message());

@@ -14,13 +14,16 @@ mod client_service;
 mod connection;
 mod context;
 mod dispatch;
+mod http;
 mod master_service;
 mod meta;
 mod meta_service;
+mod metrics;
 mod nonces;
 mod regions;
 mod scan;
 mod scanners;
+mod status;
 mod zookeeper;
 
 use std::net::SocketAddr;
@@ -108,6 +111,7 @@ pub struct Server {
     runtime: tokio::runtime::Runtime,
     ctx: Arc<Context>,
     addr: SocketAddr,
+    info_addr: Option<SocketAddr>,
     stop: watch::Sender<bool>,
     accept: tokio::task::JoinHandle<()>,
     zk: Option<zookeeper::Registration>,
@@ -136,13 +140,24 @@ impl Server {
                 addr.ip().to_string()
             }
         });
+        let info = match opts.info_port {
+            Some(p) => {
+                let bind = format!("{}:{p}", opts.bind);
+                let l = runtime
+                    .block_on(TcpListener::bind(&bind))
+                    .map_err(|e| io_err(Path::new(&bind), e))?;
+                let a = l.local_addr().map_err(|e| io_err(Path::new(&bind), e))?;
+                Some((l, a))
+            }
+            None => None,
+        };
         let start_code = db.region_server().clock().now_millis();
         let server_name = ServerName::new(host, addr.port(), start_code);
         let id = cluster_id(db.root())?;
         let ctx = Arc::new(Context::new(
             Arc::new(db),
             server_name.clone(),
-            opts.info_port.unwrap_or(0),
+            info.as_ref().map_or(0, |(_, a)| a.port()),
             id,
         ));
         let zk = match &ctx.db.config().zookeeper_quorum {
@@ -164,12 +179,18 @@ impl Server {
         };
         let (stop, stop_rx) = watch::channel(false);
         let accept = runtime.spawn(accept_loop(listener, ctx.clone(), stop_rx.clone()));
+        let info_addr = info.as_ref().map(|(_, a)| *a);
+        if let Some((l, a)) = info {
+            runtime.spawn(http::serve(l, ctx.clone(), stop_rx.clone()));
+            tracing::info!(addr = %a, "status page and /metrics");
+        }
         runtime.spawn(reaper(ctx.clone(), stop_rx));
         tracing::info!(server = %server_name, %addr, "cellar server listening");
         Ok(Server {
             runtime,
             ctx,
             addr,
+            info_addr,
             stop,
             accept,
             zk,
@@ -179,6 +200,11 @@ impl Server {
     /// The address the RPC port is bound to.
     pub fn addr(&self) -> SocketAddr {
         self.addr
+    }
+
+    /// The address of the status page and `/metrics`, when there is one.
+    pub fn info_addr(&self) -> Option<SocketAddr> {
+        self.info_addr
     }
 
     pub fn context(&self) -> &Arc<Context> {

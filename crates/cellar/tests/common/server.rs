@@ -11,6 +11,8 @@ use std::time::Duration;
 pub struct ServerProcess {
     child: Child,
     pub addr: String,
+    /// The status page and /metrics (`host:port`).
+    pub info: Option<String>,
     pub dir: PathBuf,
     /// Lines the server logged after it started.
     pub log: mpsc::Receiver<String>,
@@ -47,7 +49,7 @@ impl ServerProcess {
                 let _ = tx.send(line);
             }
         });
-        let addr = match addr_rx.recv_timeout(Duration::from_secs(60)) {
+        let line = match addr_rx.recv_timeout(Duration::from_secs(60)) {
             Ok(a) => a,
             Err(_) => {
                 let _ = child.kill();
@@ -55,9 +57,19 @@ impl ServerProcess {
                 panic!("server did not start: {logs:?}");
             }
         };
+        let addr = line
+            .split_whitespace()
+            .next()
+            .unwrap_or_default()
+            .to_string();
+        let info = line
+            .split("http://")
+            .nth(1)
+            .map(|s| s.trim_end_matches(&['/', ')'][..]).to_string());
         ServerProcess {
             child,
             addr,
+            info,
             dir: dir.to_path_buf(),
             log: rx,
         }

@@ -1,0 +1,356 @@
+//! `/metrics`: the server's counters, gauges and latency histograms in the Prometheus
+//! text format (version 0.0.4), named after HBase's own metrics (`readRequestCount`,
+//! `memStoreSize`, `storeFileCount`, `Get`, `Put`, `Multi`, `appendCount`,
+//! `SyncTime`, `queueSize`, `numOpenConnections`, ...) under `hbase_regionserver_`,
+//! `hbase_wal_` and `hbase_ipc_`, with per-table and per-region labels.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::sync::atomic::Ordering;
+
+use cellar_io::{Histogram, HistogramSnapshot};
+
+use super::context::Context;
+
+/// Latency histograms of the calls clients make most.
+#[derive(Default)]
+pub struct Latencies {
+    pub get: Histogram,
+    pub mutate: Histogram,
+    pub scan_next: Histogram,
+    pub multi: Histogram,
+}
+
+impl Latencies {
+    /// The histogram a ClientService method is timed in.
+    pub fn for_method(&self, method: &str) -> Option<&Histogram> {
+        match method {
+            "Get" => Some(&self.get),
+            "Mutate" => Some(&self.mutate),
+            "Scan" => Some(&self.scan_next),
+            "Multi" => Some(&self.multi),
+            _ => None,
+        }
+    }
+}
+
+fn escape(v: &str) -> String {
+    v.replace('\\', "\\\\")
+        .replace('"', "\\\"")
+        .replace('\n', "\\n")
+}
+
+struct Out(String);
+
+impl Out {
+    fn family(&mut self, name: &str, kind: &str, help: &str) {
+        let _ = writeln!(self.0, "# HELP {name} {help}");
+        let _ = writeln!(self.0, "# TYPE {name} {kind}");
+    }
+
+    fn sample(&mut self, name: &str, labels: &[(&str, &str)], v: f64) {
+        self.0.push_str(name);
+        if !labels.is_empty() {
+            self.0.push('{');
+            for (i, (k, val)) in labels.iter().enumerate() {
+                if i > 0 {
+                    self.0.push(',');
+                }
+                let _ = write!(self.0, "{k}=\"{}\"", escape(val));
+            }
+            self.0.push('}');
+        }
+        let _ = writeln!(self.0, " {v}");
+    }
+
+    fn histogram(&mut self, name: &str, help: &str, h: &HistogramSnapshot) {
+        self.family(name, "histogram", help);
+        for (le, n) in &h.cumulative {
+            let le = if le.is_infinite() {
+                "+Inf".to_string()
+            } else {
+                le.to_string()
+            };
+            self.sample(&format!("{name}_bucket"), &[("le", &le)], *n as f64);
+        }
+        self.sample(&format!("{name}_sum"), &[], h.sum_secs);
+        self.sample(&format!("{name}_count"), &[], h.count as f64);
+    }
+}
+
+fn split_name(table: &str) -> (&str, &str) {
+    table
+        .split_once(':')
+        .unwrap_or((cellar_api::DEFAULT_NAMESPACE, table))
+}
+
+/// One region's figures.
+struct RegionFigures {
+    table: String,
+    region: String,
+    read: u64,
+    write: u64,
+    memstore: u64,
+    store_files: u64,
+    store_file_size: u64,
+    flushes: u64,
+    compactions: u64,
+    major: u64,
+    blocked: u64,
+}
+
+fn regions(ctx: &Context) -> Vec<RegionFigures> {
+    let mut out = Vec::new();
+    for e in ctx.db.master().catalog_entries() {
+        if e.server.is_none() {
+            continue;
+        }
+        let Some(r) = ctx.db.master().region_named(&e.info.encoded) else {
+            continue;
+        };
+        let m = &r.metrics;
+        out.push(RegionFigures {
+            table: e.info.table.clone(),
+            region: e.info.encoded.clone(),
+            read: m.read_requests.load(Ordering::Relaxed),
+            write: m.write_requests.load(Ordering::Relaxed),
+            memstore: r.memstore_size(),
+            store_files: r.store_file_count() as u64,
+            store_file_size: r.store_files_size(),
+            flushes: m.flushes.load(Ordering::Relaxed),
+            compactions: m.compactions.load(Ordering::Relaxed),
+            major: m.major_compactions.load(Ordering::Relaxed),
+            blocked: m.blocked_requests.load(Ordering::Relaxed),
+        });
+    }
+    out
+}
+
+/// The whole `/metrics` page.
+pub fn render(ctx: &Context) -> String {
+    let mut o = Out(String::new());
+    let regions = regions(ctx);
+    type Pick = fn(&RegionFigures) -> u64;
+    let per_region: [(&str, &str, &str, Pick); 10] = [
+        (
+            "readRequestCount",
+            "counter",
+            "Read requests served by the region.",
+            |r| r.read,
+        ),
+        (
+            "writeRequestCount",
+            "counter",
+            "Write requests served by the region.",
+            |r| r.write,
+        ),
+        (
+            "memStoreSize",
+            "gauge",
+            "Bytes in the region's MemStores.",
+            |r| r.memstore,
+        ),
+        (
+            "storeFileSize",
+            "gauge",
+            "Bytes of the region's store files.",
+            |r| r.store_file_size,
+        ),
+        (
+            "storeFileCount",
+            "gauge",
+            "Store files of the region.",
+            |r| r.store_files,
+        ),
+        ("flushesCount", "counter", "Flushes of the region.", |r| {
+            r.flushes
+        }),
+        (
+            "compactionsCompletedCount",
+            "counter",
+            "Compactions completed.",
+            |r| r.compactions,
+        ),
+        (
+            "majorCompactionsCompletedCount",
+            "counter",
+            "Major compactions completed.",
+            |r| r.major,
+        ),
+        (
+            "blockedRequestsCount",
+            "counter",
+            "Writes blocked by the MemStore limit.",
+            |r| r.blocked,
+        ),
+        (
+            "regionCount",
+            "gauge",
+            "Online regions (1 per region).",
+            |_| 1,
+        ),
+    ];
+    for (name, kind, help, pick) in per_region {
+        let full = format!("hbase_regionserver_region_{name}");
+        o.family(&full, kind, help);
+        for r in &regions {
+            let (ns, t) = split_name(&r.table);
+            o.sample(
+                &full,
+                &[("namespace", ns), ("table", t), ("region", &r.region)],
+                pick(r) as f64,
+            );
+        }
+    }
+    let mut tables: BTreeMap<&str, [u64; 5]> = BTreeMap::new();
+    for r in &regions {
+        let e = tables.entry(&r.table).or_default();
+        e[0] += r.read;
+        e[1] += r.write;
+        e[2] += r.memstore;
+        e[3] += r.store_file_size;
+        e[4] += r.store_files;
+    }
+    let per_table = [
+        (
+            "readRequestCount",
+            "counter",
+            "Read requests served by the table's regions.",
+        ),
+        (
+            "writeRequestCount",
+            "counter",
+            "Write requests served by the table's regions.",
+        ),
+        ("memStoreSize", "gauge", "Bytes in the table's MemStores."),
+        (
+            "storeFileSize",
+            "gauge",
+            "Bytes of the table's store files.",
+        ),
+        ("storeFileCount", "gauge", "Store files of the table."),
+    ];
+    for (i, (name, kind, help)) in per_table.iter().enumerate() {
+        let full = format!("hbase_regionserver_table_{name}");
+        o.family(&full, kind, help);
+        for (t, v) in &tables {
+            let (ns, q) = split_name(t);
+            o.sample(&full, &[("namespace", ns), ("table", q)], v[i] as f64);
+        }
+    }
+    let procs = ctx.db.master().procedure_counts();
+    o.family(
+        "hbase_regionserver_splitSuccessCount",
+        "counter",
+        "Region splits completed.",
+    );
+    o.sample(
+        "hbase_regionserver_splitSuccessCount",
+        &[],
+        procs.splits.load(Ordering::Relaxed) as f64,
+    );
+    o.family(
+        "hbase_regionserver_mergeSuccessCount",
+        "counter",
+        "Region merges completed.",
+    );
+    o.sample(
+        "hbase_regionserver_mergeSuccessCount",
+        &[],
+        procs.merges.load(Ordering::Relaxed) as f64,
+    );
+    o.histogram(
+        "hbase_regionserver_Get_seconds",
+        "Get call latency.",
+        &ctx.latency.get.snapshot(),
+    );
+    o.histogram(
+        "hbase_regionserver_Put_seconds",
+        "Mutate call latency (Put, Delete, Increment, Append, checkAndMutate).",
+        &ctx.latency.mutate.snapshot(),
+    );
+    o.histogram(
+        "hbase_regionserver_ScanNext_seconds",
+        "Scan call latency.",
+        &ctx.latency.scan_next.snapshot(),
+    );
+    o.histogram(
+        "hbase_regionserver_Multi_seconds",
+        "Multi call latency.",
+        &ctx.latency.multi.snapshot(),
+    );
+    let wal = ctx.db.wal().stats();
+    o.family(
+        "hbase_wal_appendCount",
+        "counter",
+        "Edits appended to the write-ahead log.",
+    );
+    o.sample("hbase_wal_appendCount", &[], wal.appends as f64);
+    o.family(
+        "hbase_wal_syncCount",
+        "counter",
+        "Writes of the log to the operating system.",
+    );
+    o.sample("hbase_wal_syncCount", &[], wal.writes as f64);
+    o.family("hbase_wal_fsyncCount", "counter", "fsyncs of the log.");
+    o.sample("hbase_wal_fsyncCount", &[], wal.fsyncs as f64);
+    o.histogram(
+        "hbase_wal_SyncTime_seconds",
+        "Log sync latency.",
+        &ctx.db.wal().sync_latency(),
+    );
+    let c = &ctx.counters;
+    o.family("hbase_ipc_queueSize", "gauge", "Calls in flight.");
+    o.sample(
+        "hbase_ipc_queueSize",
+        &[],
+        c.calls_in_flight.load(Ordering::Relaxed) as f64,
+    );
+    o.family(
+        "hbase_ipc_numOpenConnections",
+        "gauge",
+        "Open client connections.",
+    );
+    o.sample(
+        "hbase_ipc_numOpenConnections",
+        &[],
+        c.connections_open.load(Ordering::Relaxed) as f64,
+    );
+    o.family("hbase_ipc_numCallsTotal", "counter", "Calls received.");
+    o.sample(
+        "hbase_ipc_numCallsTotal",
+        &[],
+        c.calls_total.load(Ordering::Relaxed) as f64,
+    );
+    o.family(
+        "hbase_ipc_exceptions_callQueueTooBig",
+        "counter",
+        "Calls refused with CallQueueTooBigException.",
+    );
+    o.sample(
+        "hbase_ipc_exceptions_callQueueTooBig",
+        &[],
+        c.calls_rejected.load(Ordering::Relaxed) as f64,
+    );
+    o.family(
+        "hbase_ipc_badFrames",
+        "counter",
+        "Frames that could not be read.",
+    );
+    o.sample(
+        "hbase_ipc_badFrames",
+        &[],
+        c.bad_frames.load(Ordering::Relaxed) as f64,
+    );
+    o.family(
+        "hbase_regionserver_openScanners",
+        "gauge",
+        "Scanners open on the server.",
+    );
+    o.sample(
+        "hbase_regionserver_openScanners",
+        &[],
+        ctx.scanners.count() as f64,
+    );
+    o.0
+}
