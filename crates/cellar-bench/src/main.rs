@@ -11,6 +11,7 @@ mod report;
 mod rocks;
 mod runner;
 mod scenarios;
+mod server_target;
 mod target;
 mod ycsb;
 
@@ -31,7 +32,8 @@ struct Args {
     /// Workloads to run (letters A–F).
     #[arg(long, default_value = "ABCDEF")]
     workloads: String,
-    /// Targets, comma-separated: cellar, rocksdb (needs --features rocksdb).
+    /// Targets, comma-separated: cellar (embedded), server (a Cellar server in this
+    /// process, through the network client), rocksdb (needs --features rocksdb).
     #[arg(long, default_value = "cellar")]
     targets: String,
     /// Records loaded before each workload.

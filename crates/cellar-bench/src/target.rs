@@ -155,6 +155,11 @@ pub fn open(
 ) -> Result<Arc<dyn Target>, String> {
     match name {
         "cellar" => Ok(Arc::new(CellarTarget::open(dir, fsync, cache_bytes)?)),
+        "server" => Ok(Arc::new(crate::server_target::ServerTarget::open(
+            dir,
+            fsync,
+            cache_bytes,
+        )?)),
         #[cfg(feature = "rocksdb")]
         "rocksdb" => Ok(Arc::new(crate::rocks::RocksTarget::open(
             dir,
@@ -162,7 +167,7 @@ pub fn open(
             cache_bytes,
         )?)),
         other => Err(format!(
-            "unknown target '{other}' (cellar{})",
+            "unknown target '{other}' (cellar, server{})",
             if cfg!(feature = "rocksdb") {
                 ", rocksdb"
             } else {

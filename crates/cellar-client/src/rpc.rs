@@ -83,8 +83,18 @@ impl RpcConnection {
             closed: closed.clone(),
         });
         tokio::spawn(async move {
+            let mut out = Vec::new();
             while let Some(frame) = rx.recv().await {
-                if wr.write_all(&frame).await.is_err() {
+                // Calls queued together go out in one write.
+                out.clear();
+                out.extend_from_slice(&frame);
+                while out.len() < (1 << 20) {
+                    match rx.try_recv() {
+                        Ok(f) => out.extend_from_slice(&f),
+                        Err(_) => break,
+                    }
+                }
+                if wr.write_all(&out).await.is_err() {
                     break;
                 }
             }
@@ -92,7 +102,12 @@ impl RpcConnection {
             // (and the scanners this connection opened).
             let _ = wr.shutdown().await;
         });
-        tokio::spawn(read_loop(rd, pending, closed, addr.to_string()));
+        tokio::spawn(read_loop(
+            tokio::io::BufReader::with_capacity(64 * 1024, rd),
+            pending,
+            closed,
+            addr.to_string(),
+        ));
         Ok(conn)
     }
 
@@ -141,7 +156,7 @@ impl RpcConnection {
 }
 
 async fn read_loop(
-    mut rd: tokio::net::tcp::OwnedReadHalf,
+    mut rd: tokio::io::BufReader<tokio::net::tcp::OwnedReadHalf>,
     pending: Pending,
     closed: Arc<AtomicBool>,
     addr: String,

@@ -60,6 +60,10 @@ impl ResultScanner {
     pub async fn next(&mut self) -> Option<Result<RowResult>> {
         loop {
             if let Some(r) = self.ready.pop_front() {
+                if r.cursor {
+                    // Where a long, empty stretch of the scan had got to.
+                    return Some(Ok(r));
+                }
                 self.rows += u64::from(!r.partial);
                 if !r.partial {
                     self.last_row = Some(r.row.clone());
@@ -208,8 +212,14 @@ impl ResultScanner {
             }
             (None, None) => {}
         }
+        let heartbeat = resp.heartbeat_message.unwrap_or(false) && results.is_empty();
         for r in results {
             self.add(r);
+        }
+        if heartbeat && self.scan.need_cursor_result && self.row.is_none() {
+            if let Some(row) = resp.cursor.as_ref().and_then(|c| c.row.clone()) {
+                self.ready.push_back(RowResult::cursor_at(row.to_vec()));
+            }
         }
         let more = resp.more_results.unwrap_or(true);
         let more_in_region = resp.more_results_in_region.unwrap_or(true);

@@ -84,6 +84,9 @@ pub struct Config {
     /// `hbase.client.scanner.timeout.period`: a server closes a scanner not used for
     /// this long (its lease).
     pub scanner_timeout_ms: u64,
+    /// `cellar.server.scanner.time.limit`: how long one scan call may look for rows
+    /// before it answers with a heartbeat (0: half the scanner lease, HBase's rule).
+    pub scanner_time_limit_ms: u64,
     /// `hbase.zookeeper.quorum`: where a server registers itself (none: no ZooKeeper).
     pub zookeeper_quorum: Option<String>,
     /// `zookeeper.znode.parent`.
@@ -129,6 +132,7 @@ impl Default for Config {
             ipc_max_call_queue_length: 300,
             ipc_max_connection_calls: 100,
             scanner_timeout_ms: 60_000,
+            scanner_time_limit_ms: 0,
             zookeeper_quorum: None,
             znode_parent: "/hbase".into(),
         }
@@ -271,6 +275,7 @@ impl Config {
                 self.ipc_max_connection_calls = positive(key, v)? as usize
             }
             "hbase.client.scanner.timeout.period" => self.scanner_timeout_ms = positive(key, v)?,
+            "cellar.server.scanner.time.limit" => self.scanner_time_limit_ms = uint(key, v)?,
             "hbase.zookeeper.quorum" => match v {
                 toml::Value::String(s) if !s.trim().is_empty() => {
                     self.zookeeper_quorum = Some(s.trim().to_string())

@@ -36,4 +36,4 @@ pub use config::Config;
 pub use descriptor::check_descriptor;
 pub use error::{RegionError, Result};
 pub use region::{CompactionOutcome, Maintenance, Region, RegionContext, RegionMetrics};
-pub use scanner::{CallLimits, RegionScanner};
+pub use scanner::{CallLimits, RegionScanner, TimeLimit};

@@ -193,8 +193,11 @@ impl StoreScanner {
 }
 
 /// Limits of one round trip.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct CallLimits {
+    /// When the call must answer even with nothing found yet (a heartbeat): a server's
+    /// scan call stops at this point on this clock, HBase's time-limited scans.
+    pub time_limit: Option<TimeLimit>,
     /// Rows (complete or last fragments) per call.
     pub rows: usize,
     /// Bytes per call.
@@ -202,6 +205,28 @@ pub struct CallLimits {
     /// Cells per Result (`batch`), and whether a row may be cut between cells.
     pub cells_per_result: usize,
     pub allow_partial: bool,
+}
+
+/// A deadline on a clock.
+#[derive(Clone)]
+pub struct TimeLimit {
+    pub clock: std::sync::Arc<dyn cellar_io::Clock>,
+    /// On the clock's monotonic time.
+    pub deadline: std::time::Duration,
+}
+
+impl std::fmt::Debug for TimeLimit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TimeLimit")
+            .field("deadline", &self.deadline)
+            .finish_non_exhaustive()
+    }
+}
+
+impl TimeLimit {
+    fn passed(&self) -> bool {
+        self.clock.monotonic() >= self.deadline
+    }
 }
 
 /// Rows of a region in order.
@@ -213,6 +238,8 @@ pub struct RegionScanner {
     current: Option<(Vec<u8>, usize, bool)>,
     rows: u64,
     done: bool,
+    /// Set when a call ran out of time: the row the scan had reached (its cursor).
+    heartbeat: Option<Vec<u8>>,
     /// Keeps this scanner's read point registered while it is open.
     _reader: Option<ReadPointGuard>,
 }
@@ -239,6 +266,7 @@ impl RegionScanner {
             current: None,
             rows: 0,
             done: false,
+            heartbeat: None,
             _reader: reader,
         })
     }
@@ -256,7 +284,16 @@ impl RegionScanner {
     ) -> Result<Option<RowResult>> {
         let cut_rows = (limits.allow_partial || limits.cells_per_result < usize::MAX)
             && !self.filter_row_level();
+        let mut skipped: Option<Vec<u8>> = None;
         while !self.done {
+            if let (Some(t), Some(row)) = (&limits.time_limit, &skipped) {
+                // Rows were examined and none returned, and time is up: answer with a
+                // heartbeat naming how far the scan got.
+                if self.current.is_none() && t.passed() {
+                    self.heartbeat = Some(row.clone());
+                    return Ok(None);
+                }
+            }
             if self.current.is_none() {
                 if self.scan.limit.is_some_and(|l| self.rows >= l)
                     || self
@@ -283,6 +320,7 @@ impl RegionScanner {
                 }
                 if self.scan.is_before_start(&row) {
                     self.skip_row(&row, None)?;
+                    skipped = Some(row);
                     continue;
                 }
                 if let Some(f) = &mut self.filter {
@@ -295,6 +333,7 @@ impl RegionScanner {
                             .and_then(|s| s.heap.peek().cloned())
                             .and_then(|c| f.next_cell_hint(&c));
                         self.skip_row(&row, hint)?;
+                        skipped = Some(row);
                         continue;
                     }
                 }
@@ -357,6 +396,7 @@ impl RegionScanner {
                 }
             }
             if cells.is_empty() && !returned_before {
+                skipped = Some(row);
                 continue;
             }
             if !cells.is_empty() || returned_before {
@@ -398,16 +438,27 @@ impl RegionScanner {
                         rows += 1;
                     }
                     out.push(r);
+                    if limits.time_limit.as_ref().is_some_and(|t| t.passed()) {
+                        break;
+                    }
                 }
+                None if self.heartbeat.is_some() => return Ok((out, true)),
                 None => return Ok((out, false)),
             }
         }
         Ok((out, !self.done))
     }
 
+    /// After a call that ran out of time with nothing to return: the row the scan had
+    /// reached (what a heartbeat's cursor reports). Cleared by reading it.
+    pub fn take_heartbeat(&mut self) -> Option<Vec<u8>> {
+        self.heartbeat.take()
+    }
+
     /// The next whole row with at least one returned cell.
     pub fn next_row(&mut self) -> Result<Option<RowResult>> {
         let limits = CallLimits {
+            time_limit: None,
             rows: 1,
             bytes: u64::MAX,
             cells_per_result: usize::MAX,

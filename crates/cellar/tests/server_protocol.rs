@@ -464,3 +464,52 @@ async fn bad_input_fails_one_call_or_one_connection() {
     ok(connect(&server).await).await;
     assert_eq!(server.stop(), Some(0));
 }
+
+/// HBase's time-limited scans: a call that finds nothing for longer than its time limit
+/// answers with a heartbeat, and, for a scan that asked for cursors, the row it reached;
+/// the scan then goes on and finds what matches.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn heartbeats_and_cursors_on_long_empty_scans() {
+    let dir = tempfile::tempdir().unwrap();
+    config(dir.path(), "\"cellar.server.scanner.time.limit\" = 1\n");
+    let server = ServerProcess::start(dir.path());
+    let conn = connect(&server).await;
+    filled(&conn, 3000, vec![]).await;
+    let t = conn.table("t");
+    // Only the last row matches: most calls find nothing within 1 ms.
+    let only_last = cellar_api::FilterSpec::Value(
+        cellar_api::CompareOp::Equal,
+        cellar_api::Comparator::Binary(b"2999".to_vec()),
+    );
+    let out = t
+        .scan(
+            &Scan::new()
+                .filter(only_last.clone())
+                .need_cursor_result(true),
+        )
+        .collect()
+        .await
+        .unwrap();
+    let (cursors, rows): (Vec<_>, Vec<_>) = out.into_iter().partition(|r| r.cursor);
+    assert_eq!(rows.len(), 1, "the one match, once");
+    assert_eq!(rows[0].row, b"row2999");
+    assert!(
+        !cursors.is_empty(),
+        "heartbeats with cursors while nothing matched"
+    );
+    assert!(cursors
+        .iter()
+        .all(|c| c.cells.is_empty() && c.row.as_slice() < b"row2999".as_slice()));
+    assert!(
+        cursors.windows(2).all(|w| w[0].row < w[1].row),
+        "cursors move forward"
+    );
+    // Without cursors the heartbeats are invisible: just the match.
+    let plain = t
+        .scan(&Scan::new().filter(only_last))
+        .collect()
+        .await
+        .unwrap();
+    assert_eq!(plain.len(), 1);
+    assert_eq!(server.stop(), Some(0));
+}

@@ -67,6 +67,7 @@ impl ClientScanner {
         ClientScanner {
             region,
             limits: CallLimits {
+                time_limit: None,
                 rows: scan.caching.map_or(usize::MAX, |c| c.max(1) as usize),
                 bytes,
                 cells_per_result: scan.batch.map_or(usize::MAX, |b| b.max(1) as usize),

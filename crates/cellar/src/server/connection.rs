@@ -151,7 +151,10 @@ enum Next {
     Broken,
 }
 
-async fn read_frame(rd: &mut tokio::net::tcp::OwnedReadHalf, max: usize) -> Next {
+async fn read_frame(
+    rd: &mut tokio::io::BufReader<tokio::net::tcp::OwnedReadHalf>,
+    max: usize,
+) -> Next {
     let mut len = [0u8; 4];
     match rd.read_exact(&mut len).await {
         Ok(_) => {}
@@ -193,11 +196,22 @@ pub async fn serve(
             Ok(Some(i)) => Arc::new(i),
             _ => return,
         };
-    let (mut rd, mut wr) = stream.into_split();
+    let (rd, mut wr) = stream.into_split();
+    let mut rd = tokio::io::BufReader::with_capacity(64 * 1024, rd);
     let (tx, mut rx) = mpsc::channel::<Vec<u8>>(256);
     let writer = tokio::spawn(async move {
+        let mut out = Vec::new();
         while let Some(frame) = rx.recv().await {
-            if wr.write_all(&frame).await.is_err() {
+            // Responses that are ready together go out in one write.
+            out.clear();
+            out.extend_from_slice(&frame);
+            while out.len() < (1 << 20) {
+                match rx.try_recv() {
+                    Ok(f) => out.extend_from_slice(&f),
+                    Err(_) => break,
+                }
+            }
+            if wr.write_all(&out).await.is_err() {
                 break;
             }
         }
@@ -267,17 +281,13 @@ pub async fn serve(
         };
         ctx.counters.calls_total.fetch_add(1, Ordering::Relaxed);
         let (ctx2, info2, tx2) = (ctx.clone(), info.clone(), tx.clone());
-        calls.spawn(async move {
-            let out = tokio::task::spawn_blocking(move || {
-                let f = answer(&ctx2, &info2, &req);
-                ctx2.counters.calls_in_flight.fetch_sub(1, Ordering::AcqRel);
-                f
-            })
-            .await;
+        // The engine's calls block (row locks, log syncs): they run on the blocking
+        // pool, and hand their response straight to the writer.
+        calls.spawn_blocking(move || {
+            let frame = answer(&ctx2, &info2, &req);
+            ctx2.counters.calls_in_flight.fetch_sub(1, Ordering::AcqRel);
             drop(permit);
-            if let Ok(frame) = out {
-                let _ = tx2.send(frame).await;
-            }
+            let _ = tx2.blocking_send(frame);
         });
         while calls.try_join_next().is_some() {}
     }

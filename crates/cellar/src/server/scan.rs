@@ -12,7 +12,7 @@ use std::collections::VecDeque;
 use cellar_api::{Error, ErrorKind, RowResult};
 use cellar_protocol::convert::{result_to_pb, scan_from_pb};
 use cellar_protocol::pb;
-use cellar_region::CallLimits;
+use cellar_region::{CallLimits, TimeLimit};
 
 use super::dispatch::{Call, CallError, CallResult, Reply};
 use super::meta;
@@ -117,7 +117,20 @@ fn next(call: &Call<'_>, g: &mut OpenScanner, id: u64, req: &pb::ScanRequest) ->
     if g.limit_of_rows > 0 {
         rows = rows.min(g.limit_of_rows.saturating_sub(g.rows).max(1) as usize);
     }
+    // HBase's time-limited scans: a call that finds nothing for long answers with a
+    // heartbeat (when the client handles them) instead of keeping the client waiting
+    // past its timeouts.
+    let time_limit = req.client_handles_heartbeats.unwrap_or(false).then(|| {
+        let clock = call.ctx.db.region_server().clock().clone();
+        let limit = match config.scanner_time_limit_ms {
+            0 => config.scanner_timeout_ms / 2,
+            ms => ms,
+        };
+        let deadline = clock.monotonic() + std::time::Duration::from_millis(limit);
+        TimeLimit { clock, deadline }
+    });
     let limits = CallLimits {
+        time_limit,
         rows,
         bytes: g
             .scan
@@ -128,15 +141,22 @@ fn next(call: &Call<'_>, g: &mut OpenScanner, id: u64, req: &pb::ScanRequest) ->
         cells_per_result: g.scan.batch.map_or(usize::MAX, |b| b.max(1) as usize),
         allow_partial: g.client_handles_partials,
     };
-    let step = match &mut g.source {
-        Source::Region { scanner, .. } => scanner.next_call(&limits).map_err(Error::from),
-        Source::Meta(q) => {
-            let n = limits.rows.min(q.len());
-            let out: Vec<RowResult> = q.drain(..n).collect();
-            let more = !q.is_empty();
-            Ok((out, more))
-        }
-    };
+    let mut heartbeat = None;
+    let step =
+        match &mut g.source {
+            Source::Region { scanner, .. } => scanner
+                .next_call(&limits)
+                .map_err(Error::from)
+                .inspect(|_| {
+                    heartbeat = scanner.take_heartbeat();
+                }),
+            Source::Meta(q) => {
+                let n = limits.rows.min(q.len());
+                let out: Vec<RowResult> = q.drain(..n).collect();
+                let more = !q.is_empty();
+                Ok((out, more))
+            }
+        };
     let (results, more_in_region) = match step {
         Ok(x) => x,
         Err(e) => {
@@ -155,11 +175,18 @@ fn next(call: &Call<'_>, g: &mut OpenScanner, id: u64, req: &pb::ScanRequest) ->
         scanners.close(id);
     }
     let mut cells = Vec::new();
+    let beat = heartbeat.is_some() && results.is_empty();
     let mut resp = pb::ScanResponse {
         scanner_id: Some(id),
         more_results: Some(!limit_reached),
         more_results_in_region: Some(more_in_region && !limit_reached),
         ttl: Some(scanners.ttl_ms()),
+        heartbeat_message: beat.then_some(true),
+        cursor: heartbeat
+            .filter(|_| beat && g.scan.need_cursor_result)
+            .map(|row| pb::Cursor {
+                row: Some(row.into()),
+            }),
         ..Default::default()
     };
     for r in &results {
