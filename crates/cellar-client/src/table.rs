@@ -301,14 +301,29 @@ impl Table {
     /// Mutations of several rows of one region, atomically, through HBase's
     /// MultiRowMutationService (`MutateRows`).
     pub async fn mutate_rows(&self, mutations: &[Mutation]) -> Result<()> {
+        self.mutate_rows_if(&[], mutations).await.map(|_| ())
+    }
+
+    /// [`Table::mutate_rows`] applied only if every condition (each on a row of the
+    /// same region) holds, atomically (HBase 2.4's conditional MutateRows). Returns
+    /// whether the mutations were applied.
+    pub async fn mutate_rows_if(
+        &self,
+        conditions: &[(Vec<u8>, cellar_api::Condition)],
+        mutations: &[Mutation],
+    ) -> Result<bool> {
         let Some(first) = mutations.first() else {
-            return Ok(());
+            return Ok(true);
         };
         for m in mutations {
             self.check_size(m)?;
         }
         let inner = pb::MutateRowsRequest {
             mutation_request: mutations.iter().map(|m| mutation_to_pb(m, None)).collect(),
+            condition: conditions
+                .iter()
+                .map(|(row, c)| condition_to_pb(row, c))
+                .collect(),
             ..Default::default()
         };
         let row = first.row().to_vec();
@@ -325,9 +340,13 @@ impl Table {
                         request: inner.encode_to_vec().into(),
                     },
                 };
-                let _: (pb::CoprocessorServiceResponse, _) =
+                let (resp, _): (pb::CoprocessorServiceResponse, _) =
                     self.client_call(&loc, "ExecService", &req, &[]).await?;
-                Ok(())
+                let out = pb::MutateRowsResponse::decode(resp.value.value.unwrap_or_default())
+                    .map_err(|e| {
+                        Error::new(ErrorKind::Io, format!("bad MutateRowsResponse: {e}"))
+                    })?;
+                Ok(out.processed.unwrap_or(true))
             }
         })
         .await

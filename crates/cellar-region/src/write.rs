@@ -400,6 +400,18 @@ impl Region {
     /// the first row checked, otherwise with "Requested row out of range"; nothing is
     /// applied.
     pub fn mutate_rows(&self, mutations: &[Mutation]) -> Result<()> {
+        self.mutate_rows_if(&[], mutations).map(|_| ())
+    }
+
+    /// [`Region::mutate_rows`] when every condition holds (HBase 2.4's conditional
+    /// MultiRowMutationEndpoint): the condition rows are locked with the mutated ones,
+    /// the conditions evaluated under the locks, and the mutations applied only if all
+    /// hold. Returns whether they were applied.
+    pub fn mutate_rows_if(
+        &self,
+        conditions: &[(Vec<u8>, Condition)],
+        mutations: &[Mutation],
+    ) -> Result<bool> {
         self.check_open()?;
         if mutations.is_empty() {
             return Err(RegionError::InvalidMutation("No mutations".into()));
@@ -419,8 +431,17 @@ impl Region {
             }
             self.validate(m.row(), std::slice::from_ref(m))?;
         }
+        for (row, c) in conditions {
+            if !self.contains_row(row) {
+                return Err(RegionError::RowOutOfRange { row: row.clone() });
+            }
+            if let Some(family) = c.family() {
+                self.family_checked(family)?;
+            }
+        }
         self.check_resources()?;
-        let rows: Vec<&[u8]> = mutations.iter().map(|m| m.row()).collect();
+        let mut rows: Vec<&[u8]> = mutations.iter().map(|m| m.row()).collect();
+        rows.extend(conditions.iter().map(|(r, _)| r.as_slice()));
         let guard = self
             .locks
             .lock_rows(
@@ -432,6 +453,11 @@ impl Region {
                 row: r.clone(),
                 region: self.name.clone(),
             })?;
+        for (row, c) in conditions {
+            if !self.check_condition(row, c)?.0 {
+                return Ok(false);
+            }
+        }
         let now = self.ctx.clock.now_millis();
         let mut cells = Vec::new();
         let mut results = Vec::new();
@@ -450,7 +476,8 @@ impl Region {
         }
         drop(guard);
         self.metrics.write_requests.fetch_add(1, Ordering::Relaxed);
-        self.maybe_flush()
+        self.maybe_flush()?;
+        Ok(true)
     }
 
     fn delete_cells(&self, row: &[u8], d: &Delete, now: i64, out: &mut Vec<Cell>) -> Result<()> {

@@ -86,13 +86,24 @@ fn java(cp: &str, mode: &str, target: &str) -> Command {
     c
 }
 
+const JAVA_MODULE: &str = "the Java client module (mvn -f compat/java/pom.xml package)";
+const ZOOKEEPER: &str = "ZooKeeper (Debian package zookeeper)";
+
+/// A server registered in a fresh ZooKeeper, when ZooKeeper is installed.
+fn server_with_zookeeper() -> Option<(ZooKeeper, ServerProcess, tempfile::TempDir)> {
+    if !need(ZooKeeper::available(), ZOOKEEPER) {
+        return None;
+    }
+    let zk = ZooKeeper::start();
+    let dir = tempfile::tempdir().unwrap();
+    let server = ServerProcess::start_with(dir.path(), &["--zookeeper", &zk.quorum]);
+    Some((zk, server, dir))
+}
+
 #[test]
 fn java_client_through_the_rpc_registry() {
     let Some(cp) = java_classpath() else {
-        need(
-            false,
-            "the Java client module (mvn -f compat/java/pom.xml package)",
-        );
+        need(false, JAVA_MODULE);
         return;
     };
     let dir = tempfile::tempdir().unwrap();
@@ -107,21 +118,12 @@ fn java_client_through_the_rpc_registry() {
 #[test]
 fn java_client_through_zookeeper() {
     let Some(cp) = java_classpath() else {
-        need(
-            false,
-            "the Java client module (mvn -f compat/java/pom.xml package)",
-        );
+        need(false, JAVA_MODULE);
         return;
     };
-    if !need(
-        ZooKeeper::available(),
-        "ZooKeeper (Debian package zookeeper)",
-    ) {
+    let Some((zk, server, _dir)) = server_with_zookeeper() else {
         return;
-    }
-    let zk = ZooKeeper::start();
-    let dir = tempfile::tempdir().unwrap();
-    let server = ServerProcess::start_with(dir.path(), &["--zookeeper", &zk.quorum]);
+    };
     run(
         java(&cp, "zookeeper", &zk.quorum),
         "HBase's Java client (ZooKeeper)",
@@ -138,15 +140,9 @@ fn hbase_driver_through_zookeeper() {
         );
         return;
     };
-    if !need(
-        ZooKeeper::available(),
-        "ZooKeeper (Debian package zookeeper)",
-    ) {
+    let Some((zk, server, _dir)) = server_with_zookeeper() else {
         return;
-    }
-    let zk = ZooKeeper::start();
-    let dir = tempfile::tempdir().unwrap();
-    let server = ServerProcess::start_with(dir.path(), &["--zookeeper", &zk.quorum]);
+    };
     let mut cmd = Command::new(py);
     cmd.arg(root().join("compat/python/hbase_driver_check.py"))
         .arg(&zk.quorum);

@@ -257,3 +257,49 @@ async fn status_page_in_headless_chromium() {
     );
     assert_eq!(server.stop(), Some(0));
 }
+
+/// A full call queue answers CallQueueTooBigException (retryable: the client backs off
+/// and tries again), counted in `/metrics`; every call still completes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_full_call_queue_refuses_and_clients_retry() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("cellar.toml"),
+        "\"hbase.ipc.server.max.callqueue.length\" = 1\n\"cellar.ipc.server.max.connection.calls\" = 1\n",
+    )
+    .unwrap();
+    let server = ServerProcess::start(dir.path());
+    let info = server.info.clone().unwrap();
+    fill(&server).await;
+    // Generous retries: with a queue of one, a call may be refused many times over.
+    let cfg = cellar_client::ClientConfig {
+        pause: Duration::from_millis(10),
+        retries: 40,
+        ..cellar_client::ClientConfig::default()
+    };
+    let conn = Connection::connect_with(&server.addr, cfg).await.unwrap();
+    let mut tasks = Vec::new();
+    for i in 0..32 {
+        let t = conn.table("sensor");
+        tasks.push(tokio::spawn(async move {
+            t.put(Put::new(format!("q{i:02}")).add_column("d", "x", vec![b'y'; 2000]))
+                .await
+        }));
+    }
+    for t in tasks {
+        t.await.unwrap().unwrap();
+    }
+    let refused = value(&scrape(&info), "hbase_ipc_exceptions_callQueueTooBig", &[]).unwrap();
+    assert!(
+        refused > 0.0,
+        "64 concurrent calls on a queue of one: some were refused"
+    );
+    let rows = conn
+        .table("sensor")
+        .scan(&Scan::new().with_row_prefix(b"q".to_vec()))
+        .collect()
+        .await
+        .unwrap();
+    assert_eq!(rows.len(), 32);
+    assert_eq!(server.stop(), Some(0));
+}

@@ -121,6 +121,15 @@ fn pair(k: &str, v: impl ToString) -> pb::BytesBytesPair {
     }
 }
 
+fn pairs(m: &std::collections::BTreeMap<String, String>) -> Vec<pb::NameStringPair> {
+    m.iter()
+        .map(|(k, v)| pb::NameStringPair {
+            name: k.clone(),
+            value: v.clone(),
+        })
+        .collect()
+}
+
 pub fn family_to_pb(f: &FamilyDescriptor) -> pb::ColumnFamilySchema {
     pb::ColumnFamilySchema {
         name: b(&f.name),
@@ -137,14 +146,7 @@ pub fn family_to_pb(f: &FamilyDescriptor) -> pb::ColumnFamilySchema {
             pair("BLOCKSIZE", f.block_size),
             pair("REPLICATION_SCOPE", 0),
         ],
-        configuration: f
-            .configuration
-            .iter()
-            .map(|(k, v)| pb::NameStringPair {
-                name: k.clone(),
-                value: v.clone(),
-            })
-            .collect(),
+        configuration: pairs(&f.configuration),
     }
 }
 
@@ -188,14 +190,7 @@ pub fn table_to_pb(t: &TableDescriptor) -> pb::TableSchema {
             .map(|(k, v)| pair(k, v))
             .collect(),
         column_families: t.families.iter().map(family_to_pb).collect(),
-        configuration: t
-            .configuration
-            .iter()
-            .map(|(k, v)| pb::NameStringPair {
-                name: k.clone(),
-                value: v.clone(),
-            })
-            .collect(),
+        configuration: pairs(&t.configuration),
     }
 }
 

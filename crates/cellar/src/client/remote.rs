@@ -13,6 +13,21 @@ use tokio::runtime::Runtime;
 
 use super::{Admin, Connection, ResultScanner, Table};
 
+/// The client's own runtime: one worker for its connections' I/O; callers block on it.
+fn runtime() -> Result<Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .thread_name("cellar-client")
+        .enable_all()
+        .build()
+        .map_err(|e| {
+            Error::new(
+                ErrorKind::Io,
+                format!("cannot start the client runtime: {e}"),
+            )
+        })
+}
+
 /// A connection to a server over HBase's RPC protocol.
 #[derive(Clone)]
 pub struct RemoteConnection {
@@ -27,17 +42,7 @@ impl RemoteConnection {
     }
 
     pub fn connect_with(addr: &str, cfg: cellar_client::ClientConfig) -> Result<RemoteConnection> {
-        let rt = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .thread_name("cellar-client")
-            .enable_all()
-            .build()
-            .map_err(|e| {
-                Error::new(
-                    ErrorKind::Io,
-                    format!("cannot start the client runtime: {e}"),
-                )
-            })?;
+        let rt = runtime()?;
         let conn = rt.block_on(cellar_client::Connection::connect_with(addr, cfg))?;
         Ok(RemoteConnection {
             rt: Arc::new(rt),
@@ -47,17 +52,7 @@ impl RemoteConnection {
 
     /// Finds the cluster through ZooKeeper (`hbase.zookeeper.quorum`).
     pub fn connect_zookeeper(quorum: &str, parent: &str) -> Result<RemoteConnection> {
-        let rt = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .thread_name("cellar-client")
-            .enable_all()
-            .build()
-            .map_err(|e| {
-                Error::new(
-                    ErrorKind::Io,
-                    format!("cannot start the client runtime: {e}"),
-                )
-            })?;
+        let rt = runtime()?;
         let conn = rt.block_on(cellar_client::Connection::connect_zookeeper(
             quorum,
             parent,

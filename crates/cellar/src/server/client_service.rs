@@ -311,7 +311,6 @@ fn atomic(
         region.mutate_rows(&muts)?;
         (RowResult::default(), true)
     };
-    let _ = call;
     let mut out = pb::RegionActionResult {
         processed: condition.map(|_| ok),
         ..Default::default()
@@ -376,27 +375,25 @@ fn exec_service(call: &Call<'_>) -> CallResult {
     }
     let inner = pb::MutateRowsRequest::decode(req.call.request.clone())
         .map_err(|e| Error::invalid(format!("cannot decode MutateRowsRequest: {e}")))?;
-    if !inner.condition.is_empty() {
-        return Err(Error::new(
-            ErrorKind::Unsupported,
-            "conditional MutateRows (conditions across rows) is not supported",
-        )
-        .into());
-    }
+    let conditions = inner
+        .condition
+        .iter()
+        .map(|c| Ok((c.row.to_vec(), condition_from_pb(c)?)))
+        .collect::<Result<Vec<_>, cellar_protocol::ProtocolError>>()?;
     let muts = inner
         .mutation_request
         .iter()
         .map(|m| mutation_from_pb(m, None).map(|(m, _)| m))
         .collect::<Result<Vec<_>, _>>()?;
     let region = region(call, &req.region)?;
-    region.mutate_rows(&muts)?;
+    let processed = region.mutate_rows_if(&conditions, &muts)?;
     Ok(Reply::new(pb::CoprocessorServiceResponse {
         region: req.region.clone(),
         value: pb::NameBytesPair {
             name: "hbase.pb.MutateRowsResponse".into(),
             value: Some(
                 pb::MutateRowsResponse {
-                    processed: Some(true),
+                    processed: Some(processed),
                 }
                 .encode_to_vec()
                 .into(),
