@@ -83,17 +83,9 @@ impl RpcConnection {
             closed: closed.clone(),
         });
         tokio::spawn(async move {
-            let mut out = Vec::new();
             while let Some(frame) = rx.recv().await {
                 // Calls queued together go out in one write.
-                out.clear();
-                out.extend_from_slice(&frame);
-                while out.len() < (1 << 20) {
-                    match rx.try_recv() {
-                        Ok(f) => out.extend_from_slice(&f),
-                        Err(_) => break,
-                    }
-                }
+                let out = frame::coalesce(frame, || rx.try_recv().ok());
                 if wr.write_all(&out).await.is_err() {
                     break;
                 }

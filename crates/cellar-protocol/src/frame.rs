@@ -66,6 +66,19 @@ pub fn check_preamble(b: &[u8; PREAMBLE_LEN]) -> Result<()> {
     Ok(())
 }
 
+/// Frames that are ready together, joined for one write: `first`, then whatever
+/// `next` yields at once, up to about 1 MiB.
+pub fn coalesce(first: Vec<u8>, mut next: impl FnMut() -> Option<Vec<u8>>) -> Vec<u8> {
+    let mut out = first;
+    while out.len() < (1 << 20) {
+        match next() {
+            Some(f) => out.extend_from_slice(&f),
+            None => break,
+        }
+    }
+    out
+}
+
 /// The length prefix of a frame, checked against `max`.
 pub fn frame_len(prefix: [u8; 4], max: usize) -> Result<usize> {
     let len = u32::from_be_bytes(prefix) as usize;

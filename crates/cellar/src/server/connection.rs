@@ -200,17 +200,9 @@ pub async fn serve(
     let mut rd = tokio::io::BufReader::with_capacity(64 * 1024, rd);
     let (tx, mut rx) = mpsc::channel::<Vec<u8>>(256);
     let writer = tokio::spawn(async move {
-        let mut out = Vec::new();
         while let Some(frame) = rx.recv().await {
             // Responses that are ready together go out in one write.
-            out.clear();
-            out.extend_from_slice(&frame);
-            while out.len() < (1 << 20) {
-                match rx.try_recv() {
-                    Ok(f) => out.extend_from_slice(&f),
-                    Err(_) => break,
-                }
-            }
+            let out = frame::coalesce(frame, || rx.try_recv().ok());
             if wr.write_all(&out).await.is_err() {
                 break;
             }

@@ -239,118 +239,117 @@ pub fn render(ctx: &Context) -> String {
         }
     }
     let procs = ctx.db.master().procedure_counts();
-    o.family(
-        "hbase_regionserver_splitSuccessCount",
-        "counter",
-        "Region splits completed.",
-    );
-    o.sample(
-        "hbase_regionserver_splitSuccessCount",
-        &[],
-        procs.splits.load(Ordering::Relaxed) as f64,
-    );
-    o.family(
-        "hbase_regionserver_mergeSuccessCount",
-        "counter",
-        "Region merges completed.",
-    );
-    o.sample(
-        "hbase_regionserver_mergeSuccessCount",
-        &[],
-        procs.merges.load(Ordering::Relaxed) as f64,
-    );
-    o.histogram(
-        "hbase_regionserver_Get_seconds",
-        "Get call latency.",
-        &ctx.latency.get.snapshot(),
-    );
-    o.histogram(
-        "hbase_regionserver_Put_seconds",
-        "Mutate call latency (Put, Delete, Increment, Append, checkAndMutate).",
-        &ctx.latency.mutate.snapshot(),
-    );
-    o.histogram(
-        "hbase_regionserver_ScanNext_seconds",
-        "Scan call latency.",
-        &ctx.latency.scan_next.snapshot(),
-    );
-    o.histogram(
-        "hbase_regionserver_Multi_seconds",
-        "Multi call latency.",
-        &ctx.latency.multi.snapshot(),
-    );
     let wal = ctx.db.wal().stats();
-    o.family(
-        "hbase_wal_appendCount",
-        "counter",
-        "Edits appended to the write-ahead log.",
-    );
-    o.sample("hbase_wal_appendCount", &[], wal.appends as f64);
-    o.family(
-        "hbase_wal_syncCount",
-        "counter",
-        "Writes of the log to the operating system.",
-    );
-    o.sample("hbase_wal_syncCount", &[], wal.writes as f64);
-    o.family("hbase_wal_fsyncCount", "counter", "fsyncs of the log.");
-    o.sample("hbase_wal_fsyncCount", &[], wal.fsyncs as f64);
-    o.histogram(
-        "hbase_wal_SyncTime_seconds",
-        "Log sync latency.",
-        &ctx.db.wal().sync_latency(),
-    );
     let c = &ctx.counters;
-    o.family("hbase_ipc_queueSize", "gauge", "Calls in flight.");
-    o.sample(
-        "hbase_ipc_queueSize",
-        &[],
-        c.calls_in_flight.load(Ordering::Relaxed) as f64,
-    );
-    o.family(
-        "hbase_ipc_numOpenConnections",
-        "gauge",
-        "Open client connections.",
-    );
-    o.sample(
-        "hbase_ipc_numOpenConnections",
-        &[],
-        c.connections_open.load(Ordering::Relaxed) as f64,
-    );
-    o.family("hbase_ipc_numCallsTotal", "counter", "Calls received.");
-    o.sample(
-        "hbase_ipc_numCallsTotal",
-        &[],
-        c.calls_total.load(Ordering::Relaxed) as f64,
-    );
-    o.family(
-        "hbase_ipc_exceptions_callQueueTooBig",
-        "counter",
-        "Calls refused with CallQueueTooBigException.",
-    );
-    o.sample(
-        "hbase_ipc_exceptions_callQueueTooBig",
-        &[],
-        c.calls_rejected.load(Ordering::Relaxed) as f64,
-    );
-    o.family(
-        "hbase_ipc_badFrames",
-        "counter",
-        "Frames that could not be read.",
-    );
-    o.sample(
-        "hbase_ipc_badFrames",
-        &[],
-        c.bad_frames.load(Ordering::Relaxed) as f64,
-    );
-    o.family(
-        "hbase_regionserver_openScanners",
-        "gauge",
-        "Scanners open on the server.",
-    );
-    o.sample(
-        "hbase_regionserver_openScanners",
-        &[],
-        ctx.scanners.count() as f64,
-    );
+    let load = |a: &std::sync::atomic::AtomicU64| a.load(Ordering::Relaxed) as f64;
+    let loadu = |a: &std::sync::atomic::AtomicUsize| a.load(Ordering::Relaxed) as f64;
+    let scalars: [(&str, &str, &str, f64); 12] = [
+        (
+            "hbase_regionserver_splitSuccessCount",
+            "counter",
+            "Region splits completed.",
+            load(&procs.splits),
+        ),
+        (
+            "hbase_regionserver_mergeSuccessCount",
+            "counter",
+            "Region merges completed.",
+            load(&procs.merges),
+        ),
+        (
+            "hbase_wal_appendCount",
+            "counter",
+            "Edits appended to the write-ahead log.",
+            wal.appends as f64,
+        ),
+        (
+            "hbase_wal_syncCount",
+            "counter",
+            "Writes of the log to the operating system.",
+            wal.writes as f64,
+        ),
+        (
+            "hbase_wal_fsyncCount",
+            "counter",
+            "fsyncs of the log.",
+            wal.fsyncs as f64,
+        ),
+        (
+            "hbase_ipc_queueSize",
+            "gauge",
+            "Calls in flight.",
+            loadu(&c.calls_in_flight),
+        ),
+        (
+            "hbase_ipc_numOpenConnections",
+            "gauge",
+            "Open client connections.",
+            loadu(&c.connections_open),
+        ),
+        (
+            "hbase_ipc_numCallsTotal",
+            "counter",
+            "Calls received.",
+            load(&c.calls_total),
+        ),
+        (
+            "hbase_ipc_exceptions_callQueueTooBig",
+            "counter",
+            "Calls refused with CallQueueTooBigException.",
+            load(&c.calls_rejected),
+        ),
+        (
+            "hbase_ipc_badFrames",
+            "counter",
+            "Frames that could not be read.",
+            load(&c.bad_frames),
+        ),
+        (
+            "hbase_ipc_numConnectionsTotal",
+            "counter",
+            "Connections accepted.",
+            load(&c.connections_total),
+        ),
+        (
+            "hbase_regionserver_openScanners",
+            "gauge",
+            "Scanners open on the server.",
+            ctx.scanners.count() as f64,
+        ),
+    ];
+    for (name, kind, help, v) in scalars {
+        o.family(name, kind, help);
+        o.sample(name, &[], v);
+    }
+    let histograms = [
+        (
+            "hbase_regionserver_Get_seconds",
+            "Get call latency.",
+            ctx.latency.get.snapshot(),
+        ),
+        (
+            "hbase_regionserver_Put_seconds",
+            "Mutate call latency (Put, Delete, Increment, Append, checkAndMutate).",
+            ctx.latency.mutate.snapshot(),
+        ),
+        (
+            "hbase_regionserver_ScanNext_seconds",
+            "Scan call latency.",
+            ctx.latency.scan_next.snapshot(),
+        ),
+        (
+            "hbase_regionserver_Multi_seconds",
+            "Multi call latency.",
+            ctx.latency.multi.snapshot(),
+        ),
+        (
+            "hbase_wal_SyncTime_seconds",
+            "Log sync latency.",
+            ctx.db.wal().sync_latency(),
+        ),
+    ];
+    for (name, help, h) in &histograms {
+        o.histogram(name, help, h);
+    }
     o.0
 }
