@@ -37,6 +37,9 @@ import org.apache.hadoop.hbase.filter.SingleColumnValueFilter;
 import org.apache.hadoop.hbase.filter.ValueFilter;
 import org.apache.hadoop.hbase.filter.BinaryComparator;
 import org.apache.hadoop.hbase.filter.ColumnRangeFilter;
+import org.apache.hadoop.hbase.protobuf.ProtobufUtil;
+import org.apache.hadoop.hbase.protobuf.generated.ClientProtos;
+import org.apache.hadoop.hbase.protobuf.generated.MultiRowMutationProtos;
 import org.apache.hadoop.hbase.util.Bytes;
 
 /**
@@ -200,6 +203,19 @@ public final class ClientCheck {
         t.batch(batch, out);
         check(out[1] instanceof Result && "v-a".equals(Bytes.toString(((Result) out[1]).getValue(F, Bytes.toBytes("q")))), "batch get");
         System.out.println("ok batch");
+
+        // MultiRowMutationService.MutateRows through the coprocessor channel: two rows
+        // of one region, atomically.
+        MultiRowMutationProtos.MultiRowMutationService.BlockingInterface mrm =
+            MultiRowMutationProtos.MultiRowMutationService.newBlockingStub(t.coprocessorService(Bytes.toBytes("mr1")));
+        MultiRowMutationProtos.MutateRowsRequest.Builder mr = MultiRowMutationProtos.MutateRowsRequest.newBuilder();
+        mr.addMutationRequest(ProtobufUtil.toMutation(ClientProtos.MutationProto.MutationType.PUT,
+            new Put(Bytes.toBytes("mr1")).addColumn(F, Bytes.toBytes("q"), Bytes.toBytes("1"))));
+        mr.addMutationRequest(ProtobufUtil.toMutation(ClientProtos.MutationProto.MutationType.PUT,
+            new Put(Bytes.toBytes("mr2")).addColumn(F, Bytes.toBytes("q"), Bytes.toBytes("2"))));
+        mrm.mutateRows(null, mr.build());
+        check("2".equals(Bytes.toString(t.get(new Get(Bytes.toBytes("mr2"))).getValue(F, Bytes.toBytes("q")))), "MutateRows");
+        System.out.println("ok multi-row-mutation");
       }
 
       try (RegionLocator loc = conn.getRegionLocator(tn)) {
