@@ -33,7 +33,6 @@ pub struct OpenScanner {
     pub limit_of_rows: u64,
     /// Whether the client stitches partial rows (and so may be sent some).
     pub client_handles_partials: bool,
-    owner: u64,
     last_used: Duration,
 }
 
@@ -44,11 +43,18 @@ impl OpenScanner {
     }
 }
 
+/// A registered scanner: the connection that opened it, and the scanner.
+type Entry = (u64, Arc<Mutex<OpenScanner>>);
+
 pub struct Scanners {
     clock: Arc<dyn Clock>,
     timeout: Duration,
     next_id: AtomicU64,
-    open: Mutex<HashMap<u64, Arc<Mutex<OpenScanner>>>>,
+    /// Scanner id → (the connection that opened it, the scanner). Lock order: a
+    /// scanner's lock may be held while the map is taken, never the other way round
+    /// (the map only try-locks scanners), so a call closing its own scanner and a
+    /// connection closing all of its scanners cannot deadlock.
+    open: Mutex<HashMap<u64, Entry>>,
 }
 
 pub fn lock(s: &Mutex<OpenScanner>) -> MutexGuard<'_, OpenScanner> {
@@ -73,7 +79,7 @@ impl Scanners {
         }
     }
 
-    fn map(&self) -> MutexGuard<'_, HashMap<u64, Arc<Mutex<OpenScanner>>>> {
+    fn map(&self) -> MutexGuard<'_, HashMap<u64, Entry>> {
         self.open.lock().unwrap_or_else(|e| e.into_inner())
     }
 
@@ -99,16 +105,15 @@ impl Scanners {
             rows: 0,
             limit_of_rows,
             client_handles_partials,
-            owner,
             last_used: self.clock.monotonic(),
         }));
-        self.map().insert(id, s.clone());
+        self.map().insert(id, (owner, s.clone()));
         (id, s)
     }
 
     /// A scanner by id, its lease renewed; expired ones are closed here.
     pub fn get(&self, id: u64) -> Result<Arc<Mutex<OpenScanner>>, Error> {
-        let s = self.map().get(&id).cloned().ok_or_else(|| {
+        let s = self.map().get(&id).map(|(_, s)| s.clone()).ok_or_else(|| {
             unknown(
                 id,
                 "The id is wrong, its lease expired, or the server restarted.",
@@ -134,7 +139,7 @@ impl Scanners {
     pub fn close_owned_by(&self, owner: u64) -> usize {
         let mut map = self.map();
         let before = map.len();
-        map.retain(|_, s| lock(s).owner != owner);
+        map.retain(|_, (o, _)| *o != owner);
         before - map.len()
     }
 
@@ -143,7 +148,7 @@ impl Scanners {
         let now = self.clock.monotonic();
         let mut map = self.map();
         let before = map.len();
-        map.retain(|_, s| match s.try_lock() {
+        map.retain(|_, (_, s)| match s.try_lock() {
             Ok(g) => now.saturating_sub(g.last_used) <= self.timeout,
             // In use right now: not idle.
             Err(_) => true,
@@ -157,5 +162,32 @@ impl Scanners {
 
     pub fn count(&self) -> usize {
         self.map().len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scanners() -> Scanners {
+        Scanners::new(
+            Arc::new(cellar_io::ManualClock::new(1_700_000_000_000)),
+            1000,
+        )
+    }
+
+    #[test]
+    fn a_connection_closes_its_scanners_while_one_is_in_use() {
+        let s = scanners();
+        let (id, handle) = s.open(Source::Meta(VecDeque::new()), Scan::new(), 0, false, 7);
+        let _other = s.open(Source::Meta(VecDeque::new()), Scan::new(), 0, false, 8);
+        // A call holds its scanner (and may close it) while the connection goes away:
+        // closing by owner must not wait for the scanner's lock.
+        let in_use = lock(&handle);
+        assert_eq!(s.close_owned_by(7), 1);
+        assert!(!s.close(id), "already gone");
+        drop(in_use);
+        assert_eq!(s.count(), 1);
+        assert!(s.get(id).is_err());
     }
 }
