@@ -5,8 +5,8 @@
 //! catalog so HBase clients locate regions as they always do.
 //!
 //! The server runs on its own tokio runtime: one task accepts, one task per
-//! connection reads frames, and the engine's blocking calls run on the runtime's
-//! blocking pool. Shutdown stops accepting, lets calls in flight finish and answer,
+//! connection reads frames and answers Gets itself, and the engine's other calls
+//! (which may wait on row locks and log syncs) run on the runtime's blocking pool. Shutdown stops accepting, lets calls in flight finish and answer,
 //! then closes the database (flushing it).
 
 mod admin_service;
