@@ -162,6 +162,44 @@ pub enum FilterSpec {
     List(ListOp, Vec<FilterSpec>),
 }
 
+impl FilterSpec {
+    /// Whether HBase's filter for this tree has row-level hooks (`hasFilterRow`):
+    /// SingleColumnValue(Exclude), DependentColumn, Page, Skip, WhileMatch, and lists
+    /// holding one. A scan may not batch a row through such a filter
+    /// (`IncompatibleFilterException`).
+    pub fn has_filter_row(&self) -> bool {
+        match self {
+            FilterSpec::SingleColumnValue { .. }
+            | FilterSpec::DependentColumn { .. }
+            | FilterSpec::Page(_)
+            | FilterSpec::Skip(_)
+            | FilterSpec::WhileMatch(_) => true,
+            FilterSpec::List(_, fs) => fs.iter().any(FilterSpec::has_filter_row),
+            _ => false,
+        }
+    }
+
+    /// HBase's `isFamilyEssential`: whether the filter needs the family's cells to
+    /// decide on a row (a SingleColumnValueFilter with `filterIfMissing`, and a
+    /// ColumnValueFilter, need only their own family; HBase loads the others on demand,
+    /// and refuses that in reversed scans).
+    pub fn is_family_essential(&self, family: &[u8]) -> bool {
+        match self {
+            FilterSpec::SingleColumnValue {
+                family: f,
+                filter_if_missing,
+                ..
+            } => !filter_if_missing || f.as_slice() == family,
+            FilterSpec::ColumnValue { family: f, .. } => f.as_slice() == family,
+            FilterSpec::Skip(x) | FilterSpec::WhileMatch(x) => x.is_family_essential(family),
+            FilterSpec::List(_, fs) => {
+                fs.is_empty() || fs.iter().any(|f| f.is_family_essential(family))
+            }
+            _ => true,
+        }
+    }
+}
+
 fn q(b: &[u8]) -> String {
     format!("'{}'", to_string_binary(b).replace('\'', "''"))
 }

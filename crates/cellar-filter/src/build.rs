@@ -34,7 +34,16 @@ pub fn build(spec: &FilterSpec) -> Result<Box<dyn Filter>, BuildError> {
         FilterSpec::FirstKeyOnly => Box::new(row::FirstKeyOnly::default()),
         FilterSpec::Prefix(p) => Box::new(row::Prefix::new(p.clone())),
         FilterSpec::ColumnPrefix(p) => Box::new(column::ColumnPrefix { prefix: p.clone() }),
-        FilterSpec::MultipleColumnPrefix(ps) => Box::new(column::MultipleColumnPrefix::new(ps)),
+        FilterSpec::MultipleColumnPrefix(ps) => {
+            // HBase's MultipleColumnPrefixFilter refuses a prefix given twice.
+            let distinct: std::collections::BTreeSet<&Vec<u8>> = ps.iter().collect();
+            if distinct.len() != ps.len() {
+                return Err(BuildError {
+                    reason: "MultipleColumnPrefixFilter: prefixes must be distinct".into(),
+                });
+            }
+            Box::new(column::MultipleColumnPrefix::new(ps))
+        }
         FilterSpec::ColumnRange {
             min,
             min_inclusive,

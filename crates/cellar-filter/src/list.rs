@@ -389,9 +389,8 @@ impl Filter for WhileMatchFilter {
     fn transform_cell(&self, cell: Cell) -> Cell {
         self.inner.transform_cell(cell)
     }
-    fn filter_row_cells(&mut self, cells: &mut Vec<Cell>) {
-        self.inner.filter_row_cells(cells);
-    }
+    // HBase's WhileMatchFilter does not pass filterRowCells on: a wrapped
+    // DependentColumnFilter keeps every cell of a row (found by the HBase oracle).
     fn filter_row(&mut self) -> bool {
         let v = self.inner.filter_row();
         self.done |= v;

@@ -423,8 +423,11 @@ impl Region {
         let now = self.ctx.clock.now_millis();
         let smallest_read_point = self.smallest_read_point();
         for (family, store) in &self.stores {
+            if major {
+                store.force_major.store(true, Ordering::SeqCst);
+            }
             let files = store.files();
-            let (selected, is_major) = if major
+            let (selected, is_major) = if store.force_major.load(Ordering::SeqCst)
                 || store.has_references()
                 || major_due(&files, &self.ctx.config, now, self.seed)
             {
@@ -436,6 +439,9 @@ impl Region {
             };
             if selected.is_empty() || (!is_major && selected.len() < 2) {
                 continue;
+            }
+            if is_major {
+                store.force_major.store(false, Ordering::SeqCst);
             }
             let mut cursors: Vec<Box<dyn CellCursor>> = Vec::new();
             for f in &selected {

@@ -202,6 +202,9 @@ pub struct Store {
     manifest: Manifest,
     /// The largest rows its flushes and compactions wrote.
     largest: crate::row_sizes::LargestRows,
+    /// A major compaction was asked for and has not run yet (HBase's `forceMajor`: a
+    /// request that finds no files is kept for the next compaction of the store).
+    pub(crate) force_major: std::sync::atomic::AtomicBool,
 }
 
 static FILE_COUNTER: AtomicU64 = AtomicU64::new(0);
@@ -270,6 +273,7 @@ impl Store {
             }),
             manifest,
             largest: Default::default(),
+            force_major: Default::default(),
         })
     }
 

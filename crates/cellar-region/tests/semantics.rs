@@ -451,3 +451,24 @@ fn increment_by_zero_at_first_writes_zero() {
     assert_eq!(r.cells[0].value(), 1i64.to_be_bytes());
     assert_eq!(versions(&h, "row", "col1", 10).len(), before);
 }
+
+/// HBase keeps a major compaction asked of a store with no files (`forceMajor`) for
+/// its next compaction, so a later minor request runs major and purges delete
+/// markers: a put older than the delete is then visible (found by the HBase oracle).
+#[test]
+fn a_major_request_on_an_empty_store_makes_the_next_compaction_major() {
+    let h = Harness::new(table(3), Config::default());
+    h.region.compact(true).unwrap();
+    h.region.delete(Delete::new("r")).unwrap();
+    h.region.flush().unwrap();
+    h.region.compact(false).unwrap();
+    put(&h, "r", "q", 22, "old but visible");
+    assert_eq!(versions(&h, "r", "q", 5).len(), 1);
+    // Without the pending request, a minor compaction keeps the marker.
+    let h = Harness::new(table(3), Config::default());
+    h.region.delete(Delete::new("r")).unwrap();
+    h.region.flush().unwrap();
+    h.region.compact(false).unwrap();
+    put(&h, "r", "q", 22, "masked");
+    assert!(versions(&h, "r", "q", 5).is_empty());
+}

@@ -41,10 +41,13 @@ pub fn scan(call: &Call<'_>) -> CallResult {
                     &scan,
                 )))
             }
-            Target::Region(r, _) => Source::Region {
-                scanner: Box::new(r.scanner(&scan)?),
-                region: r,
-            },
+            Target::Region(r, _) => {
+                refuse_reversed_on_demand(pscan, &scan, r.table())?;
+                Source::Region {
+                    scanner: Box::new(r.scanner(&scan)?),
+                    region: r,
+                }
+            }
         };
         let (id, handle) = scanners.open(
             source,
@@ -104,7 +107,36 @@ pub fn scan(call: &Call<'_>) -> CallResult {
             ));
         }
     }
+    // HBase reads `limit_of_rows` afresh on every call, as the rows still wanted (its
+    // client sends what is left of the scan's limit each time).
+    if let Some(l) = req.limit_of_rows.filter(|l| *l > 0) {
+        g.limit_of_rows = g.rows + u64::from(l);
+    }
     next(call, &mut g, id, &req)
+}
+
+/// HBase loads the families a scan's filter does not need on demand
+/// (`hbase.hregion.scan.loadColumnFamiliesOnDemand`, on unless the scan says), and a
+/// reversed scan cannot: it is refused, as HBase refuses it.
+fn refuse_reversed_on_demand(
+    pscan: &pb::Scan,
+    scan: &cellar_api::Scan,
+    table: &cellar_api::TableDescriptor,
+) -> Result<(), CallError> {
+    let Some(filter) = scan.filter.as_ref() else {
+        return Ok(());
+    };
+    if !scan.reversed || !pscan.load_column_families_on_demand.unwrap_or(true) {
+        return Ok(());
+    }
+    let mut families: Vec<&[u8]> = scan.columns.keys().map(Vec::as_slice).collect();
+    if families.is_empty() {
+        families = table.families.iter().map(|f| f.name.as_slice()).collect();
+    }
+    if families.iter().all(|f| filter.is_family_essential(f)) {
+        return Ok(());
+    }
+    Err(Error::invalid("Reverse scan with loading CFs on demand is not supported").into())
 }
 
 fn next(call: &Call<'_>, g: &mut OpenScanner, id: u64, req: &pb::ScanRequest) -> CallResult {

@@ -1,0 +1,86 @@
+#![allow(clippy::unwrap_used)]
+//! Wrapper filters as HBase 2.6 runs them, where the HBase oracle showed a difference:
+//! WhileMatchFilter does not pass `filterRowCells` on, and which trees have row-level
+//! hooks (`hasFilterRow`) agrees between the filter spec and the built filter;
+//! MultipleColumnPrefixFilter refuses a prefix given twice.
+
+use cellar_filter::{build, Comparator, CompareOp, FilterSpec, ListOp};
+use cellar_types::Cell;
+
+fn dependent() -> FilterSpec {
+    FilterSpec::DependentColumn {
+        family: b"b".to_vec(),
+        qualifier: b"q0".to_vec(),
+        drop_dependent: true,
+        compare: None,
+    }
+}
+
+#[test]
+fn while_match_keeps_the_cells_its_dependent_column_filter_would_drop() {
+    let mut cells = vec![
+        Cell::put("r0", "a", "q2", 14, "v4").unwrap(),
+        Cell::put("r0", "b", "q1", 30, "v15").unwrap(),
+    ];
+    // On its own, DependentColumnFilter drops cells of rows without the column.
+    let mut alone = build(&dependent()).unwrap();
+    let mut dropped = cells.clone();
+    alone.filter_row_cells(&mut dropped);
+    assert!(dropped.is_empty());
+    // Wrapped in WhileMatch, HBase never calls its filterRowCells.
+    let mut wrapped = build(&FilterSpec::WhileMatch(Box::new(dependent()))).unwrap();
+    wrapped.filter_row_cells(&mut cells);
+    assert_eq!(cells.len(), 2);
+}
+
+#[test]
+fn has_filter_row_agrees_between_spec_and_filter() {
+    let value = || (CompareOp::Equal, Comparator::Binary(b"v1".to_vec()));
+    let specs = vec![
+        FilterSpec::FirstKeyOnly,
+        FilterSpec::Page(3),
+        dependent(),
+        FilterSpec::SingleColumnValue {
+            family: b"a".to_vec(),
+            qualifier: b"q".to_vec(),
+            op: value().0,
+            comparator: value().1,
+            filter_if_missing: false,
+            latest_version_only: true,
+            exclude: true,
+        },
+        FilterSpec::Skip(Box::new(FilterSpec::Value(value().0, value().1))),
+        FilterSpec::WhileMatch(Box::new(FilterSpec::Prefix(b"r".to_vec()))),
+        FilterSpec::List(
+            ListOp::MustPassOne,
+            vec![FilterSpec::KeyOnly {
+                len_as_value: false,
+            }],
+        ),
+        FilterSpec::List(
+            ListOp::MustPassAll,
+            vec![FilterSpec::FirstKeyOnly, FilterSpec::Page(1)],
+        ),
+        FilterSpec::ColumnCountGet(2),
+        FilterSpec::InclusiveStop(b"r5".to_vec()),
+    ];
+    for s in specs {
+        assert_eq!(
+            s.has_filter_row(),
+            build(&s).unwrap().has_filter_row(),
+            "{s:?}"
+        );
+    }
+}
+
+#[test]
+fn multiple_column_prefix_refuses_a_repeated_prefix() {
+    let twice = FilterSpec::MultipleColumnPrefix(vec![b"q3".to_vec(), b"q3".to_vec()]);
+    let e = build(&twice).err().unwrap();
+    assert!(e.reason.contains("prefixes must be distinct"), "{e}");
+    assert!(build(&FilterSpec::MultipleColumnPrefix(vec![
+        b"q1".to_vec(),
+        b"q3".to_vec()
+    ]))
+    .is_ok());
+}
