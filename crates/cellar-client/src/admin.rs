@@ -3,7 +3,7 @@
 
 use cellar_api::{Error, ErrorKind, FailedRegion, RegionStats, Result, TableDescriptor};
 use cellar_protocol::convert::{
-    namespace_to_pb, region_info_to_pb, table_from_pb, table_name_to_pb, table_to_pb,
+    kind_of_class, namespace_to_pb, region_info_to_pb, table_from_pb, table_name_to_pb, table_to_pb,
 };
 use cellar_protocol::pb;
 
@@ -14,6 +14,10 @@ use crate::connection::{normalize, Connection};
 pub struct Admin {
     conn: Connection,
 }
+
+/// How long a DDL call waits for its procedure (HBase's
+/// `hbase.client.sync.wait.timeout.msec` is ten minutes).
+const PROCEDURE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(600);
 
 fn tname(name: &str) -> pb::TableNameRequest {
     pb::TableNameRequest {
@@ -28,6 +32,45 @@ impl Admin {
         Admin { conn }
     }
 
+    /// Waits for a master procedure to finish, as HBase's Admin does for its DDL
+    /// futures (`getProcedureResult` until FINISHED); its failure is the call's.
+    async fn wait_procedure(&self, proc: pb::ProcedureResponse) -> Result<()> {
+        let Some(proc_id) = proc.proc_id else {
+            return Ok(());
+        };
+        let req = pb::GetProcedureResultRequest { proc_id };
+        let started = tokio::time::Instant::now();
+        let mut pause = std::time::Duration::from_millis(10);
+        loop {
+            let r: pb::GetProcedureResultResponse =
+                self.conn.master("getProcedureResult", &req).await?;
+            use pb::get_procedure_result_response::State;
+            match State::try_from(r.state) {
+                Ok(State::Finished) => {
+                    return match r.exception.and_then(|x| x.generic_exception) {
+                        None => Ok(()),
+                        Some(g) => {
+                            let class = g.class_name.unwrap_or_default();
+                            let msg = g.message.unwrap_or_else(|| class.clone());
+                            Err(Error::new(kind_of_class(&class), msg))
+                        }
+                    };
+                }
+                // A procedure the master no longer knows has finished long ago.
+                Ok(State::NotFound) => return Ok(()),
+                _ => {}
+            }
+            if started.elapsed() > PROCEDURE_TIMEOUT {
+                return Err(Error::new(
+                    ErrorKind::Io,
+                    format!("procedure {proc_id} did not finish within {PROCEDURE_TIMEOUT:?}"),
+                ));
+            }
+            tokio::time::sleep(pause).await;
+            pause = (pause * 2).min(std::time::Duration::from_millis(200));
+        }
+    }
+
     pub async fn create_table(
         &self,
         desc: TableDescriptor,
@@ -39,10 +82,11 @@ impl Admin {
             nonce_group: None,
             nonce: None,
         };
-        let _: pb::ProcedureResponse = self
+        let proc: pb::ProcedureResponse = self
             .conn
             .master_for(&desc.name, "CreateTable", &req)
             .await?;
+        self.wait_procedure(proc).await?;
         Ok(())
     }
 
@@ -54,28 +98,31 @@ impl Admin {
             nonce: None,
             reopen_regions: Some(true),
         };
-        let _: pb::ProcedureResponse = self
+        let proc: pb::ProcedureResponse = self
             .conn
             .master_for(&desc.name, "ModifyTable", &req)
             .await?;
+        self.wait_procedure(proc).await?;
         self.conn.invalidate(&normalize(&desc.name), None);
         Ok(())
     }
 
     pub async fn disable_table(&self, name: &str) -> Result<()> {
-        let _: pb::ProcedureResponse = self
+        let proc: pb::ProcedureResponse = self
             .conn
             .master_for(name, "DisableTable", &tname(name))
             .await?;
+        self.wait_procedure(proc).await?;
         self.conn.invalidate(&normalize(name), None);
         Ok(())
     }
 
     pub async fn enable_table(&self, name: &str) -> Result<()> {
-        let _: pb::ProcedureResponse = self
+        let proc: pb::ProcedureResponse = self
             .conn
             .master_for(name, "EnableTable", &tname(name))
             .await?;
+        self.wait_procedure(proc).await?;
         self.conn.invalidate(&normalize(name), None);
         Ok(())
     }
@@ -90,10 +137,11 @@ impl Admin {
     }
 
     pub async fn delete_table(&self, name: &str) -> Result<()> {
-        let _: pb::ProcedureResponse = self
+        let proc: pb::ProcedureResponse = self
             .conn
             .master_for(name, "DeleteTable", &tname(name))
             .await?;
+        self.wait_procedure(proc).await?;
         self.conn.invalidate(&normalize(name), None);
         Ok(())
     }
@@ -106,7 +154,8 @@ impl Admin {
             nonce_group: None,
             nonce: None,
         };
-        let _: pb::ProcedureResponse = self.conn.master_for(name, "TruncateTable", &req).await?;
+        let proc: pb::ProcedureResponse = self.conn.master_for(name, "TruncateTable", &req).await?;
+        self.wait_procedure(proc).await?;
         self.conn.invalidate(&normalize(name), None);
         Ok(())
     }
@@ -172,6 +221,27 @@ impl Admin {
         Ok(())
     }
 
+    /// Whether a compaction is running in any region of the table (HBase's
+    /// `Admin.getCompactionState` from each region's GetRegionInfo; HBase compacts in
+    /// the background after CompactRegion answers).
+    pub async fn compaction_running(&self, name: &str) -> Result<bool> {
+        for loc in self.conn.regions(name).await? {
+            let req = pb::GetRegionInfoRequest {
+                region: loc.specifier(),
+                compaction_state: Some(true),
+                ..Default::default()
+            };
+            let resp: pb::GetRegionInfoResponse = self
+                .conn
+                .admin_call(&loc.server, "GetRegionInfo", &req)
+                .await?;
+            if resp.compaction_state.unwrap_or(0) != 0 {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
     /// Splits the region holding `row` there, or every region at its own split point;
     /// returns how many regions were asked to split.
     pub async fn split(&self, name: &str, row: Option<&[u8]>) -> Result<usize> {
@@ -193,7 +263,10 @@ impl Admin {
                 .master::<_, pb::ProcedureResponse>("SplitRegion", &req)
                 .await
             {
-                Ok(_) => n += 1,
+                Ok(proc) => {
+                    self.wait_procedure(proc).await?;
+                    n += 1
+                }
                 Err(e) if row.is_none() && e.kind() == ErrorKind::InvalidRequest => {}
                 Err(e) => return Err(e),
             }
@@ -221,7 +294,8 @@ impl Admin {
             nonce_group: None,
             nonce: None,
         };
-        let _: pb::ProcedureResponse = self.conn.master("MergeTableRegions", &req).await?;
+        let proc: pb::ProcedureResponse = self.conn.master("MergeTableRegions", &req).await?;
+        self.wait_procedure(proc).await?;
         Ok(())
     }
 
@@ -273,7 +347,8 @@ impl Admin {
             nonce_group: None,
             nonce: None,
         };
-        let _: pb::ProcedureResponse = self.conn.master("CreateNamespace", &req).await?;
+        let proc: pb::ProcedureResponse = self.conn.master("CreateNamespace", &req).await?;
+        self.wait_procedure(proc).await?;
         Ok(())
     }
 
@@ -283,7 +358,8 @@ impl Admin {
             nonce_group: None,
             nonce: None,
         };
-        let _: pb::ProcedureResponse = self.conn.master("DeleteNamespace", &req).await?;
+        let proc: pb::ProcedureResponse = self.conn.master("DeleteNamespace", &req).await?;
+        self.wait_procedure(proc).await?;
         Ok(())
     }
 

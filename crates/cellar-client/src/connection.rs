@@ -408,7 +408,8 @@ impl Connection {
             }],
             ..Default::default()
         };
-        let rows = self.scan_meta(scan, u32::MAX).await?;
+        // HBase reads the count as a Java int: i32::MAX is "all".
+        let rows = self.scan_meta(scan, i32::MAX as u32).await?;
         let out: Vec<RegionLocation> = rows
             .iter()
             .filter_map(location_of)

@@ -35,6 +35,8 @@ pub struct ResultScanner {
     row: Option<RowResult>,
     /// The last row handed out whole (a restart resumes after it).
     last_row: Option<Vec<u8>>,
+    /// The row of the last Result handed out, when it was partial.
+    partial_row: Option<Vec<u8>>,
     rows: u64,
     done: bool,
     attempt: u32,
@@ -50,6 +52,7 @@ impl ResultScanner {
             ready: VecDeque::new(),
             row: None,
             last_row: None,
+            partial_row: None,
             rows: 0,
             done: false,
             attempt: 0,
@@ -64,8 +67,19 @@ impl ResultScanner {
                     // Where a long, empty stretch of the scan had got to.
                     return Some(Ok(r));
                 }
-                self.rows += u64::from(!r.partial);
-                if !r.partial {
+                // A batched row may end on a Result still marked partial (HBase marks
+                // it so when the batch filled at the row's last cell): the next row
+                // completes it, as HBase's own client counts.
+                if let Some(p) = self.partial_row.take() {
+                    if p != r.row {
+                        self.rows += 1;
+                        self.last_row = Some(p);
+                    }
+                }
+                if r.partial {
+                    self.partial_row = Some(r.row.clone());
+                } else {
+                    self.rows += 1;
                     self.last_row = Some(r.row.clone());
                 }
                 return Some(Ok(r));
@@ -139,6 +153,8 @@ impl ResultScanner {
                 .invalidate(self.table.name(), Some(&o.loc.info.start));
         }
         self.row = None;
+        // The row is read again from its start: not a finished row.
+        self.partial_row = None;
         self.from = Some(match &self.last_row {
             Some(r) => (r.clone(), false),
             None => (self.scan.start_row.clone(), self.scan.start_inclusive),
@@ -150,6 +166,27 @@ impl ResultScanner {
     }
 
     async fn fetch(&mut self) -> Result<()> {
+        if self.open.is_none() {
+            // Rows never span regions: a row left partial by the last region is whole.
+            if let Some(p) = self.partial_row.take() {
+                self.rows += 1;
+                self.last_row = Some(p);
+            }
+        }
+        if self.scan.batch.is_some_and(|b| b > 0)
+            && self
+                .scan
+                .filter
+                .as_ref()
+                .is_some_and(|f| f.has_filter_row())
+        {
+            // HBase's client refuses this in Scan.setBatch; its server would answer
+            // with a plain IOException, retried until the retries run out.
+            return Err(Error::new(
+                ErrorKind::InvalidRequest,
+                "IncompatibleFilterException: Cannot set batch on a scan using a filter that returns true for filter.hasFilterRow",
+            ));
+        }
         if self.remaining_limit() == Some(0) {
             self.done = true;
             self.close_current().await;
@@ -157,13 +194,23 @@ impl ResultScanner {
         }
         let conn = self.table.connection().clone();
         let cfg = conn.config().clone();
-        let caching = self.scan.caching.unwrap_or(cfg.scanner_caching).max(1);
+        // HBase reads these counts as Java ints.
+        let caching = self
+            .scan
+            .caching
+            .unwrap_or(cfg.scanner_caching)
+            .clamp(1, i32::MAX as u32);
+        let remaining = self
+            .remaining_limit()
+            .map(|l| l.min(i32::MAX as u64) as u32);
         let (loc, req) = match &mut self.open {
             Some(o) => (
                 o.loc.clone(),
                 pb::ScanRequest {
                     scanner_id: Some(o.id),
                     number_of_rows: Some(caching),
+                    // HBase's server applies the limit per call: what is left of it.
+                    limit_of_rows: remaining,
                     next_call_seq: Some(o.seq),
                     client_handles_partials: Some(true),
                     client_handles_heartbeats: Some(true),
@@ -188,9 +235,7 @@ impl ResultScanner {
                     number_of_rows: Some(caching),
                     client_handles_partials: Some(true),
                     client_handles_heartbeats: Some(true),
-                    limit_of_rows: self
-                        .remaining_limit()
-                        .map(|l| l.min(u32::MAX as u64) as u32),
+                    limit_of_rows: remaining,
                     ..Default::default()
                 };
                 (loc, req)

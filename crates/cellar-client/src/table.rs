@@ -335,7 +335,9 @@ impl Table {
                     region: loc.specifier(),
                     call: pb::CoprocessorServiceCall {
                         row: Bytes::from(row),
-                        service_name: "hbase.pb.MultiRowMutationService".into(),
+                        // HBase names its own services without the package
+                        // (CoprocessorRpcUtils.getServiceName).
+                        service_name: "MultiRowMutationService".into(),
                         method_name: "MutateRows".into(),
                         request: inner.encode_to_vec().into(),
                     },

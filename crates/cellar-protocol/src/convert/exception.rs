@@ -31,7 +31,7 @@ const KINDS: &[ErrorKind] = &[
 ];
 
 /// Extra classes HBase servers send that map onto a Cellar kind.
-fn kind_of_class(class: &str) -> ErrorKind {
+pub fn kind_of_class(class: &str) -> ErrorKind {
     if let Some(k) = KINDS.iter().find(|k| k.exception_class() == class) {
         return *k;
     }

@@ -15,7 +15,9 @@ pub use descriptor::{
     family_from_pb, family_to_pb, namespace_to_pb, table_from_pb, table_name_from_pb,
     table_name_to_pb, table_to_pb,
 };
-pub use exception::{error_from_exception, error_from_pair, error_to_exception, error_to_pair};
+pub use exception::{
+    error_from_exception, error_from_pair, error_to_exception, error_to_pair, kind_of_class,
+};
 pub use filter::{comparator_from_pb, comparator_to_pb, filter_from_pb, filter_to_pb};
 pub use mutation::{
     condition_from_pb, condition_to_pb, mutation_cells, mutation_from_pb, mutation_to_pb,

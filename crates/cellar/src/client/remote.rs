@@ -52,11 +52,21 @@ impl RemoteConnection {
 
     /// Finds the cluster through ZooKeeper (`hbase.zookeeper.quorum`).
     pub fn connect_zookeeper(quorum: &str, parent: &str) -> Result<RemoteConnection> {
-        let rt = runtime()?;
-        let conn = rt.block_on(cellar_client::Connection::connect_zookeeper(
+        RemoteConnection::connect_zookeeper_with(
             quorum,
             parent,
             cellar_client::ClientConfig::default(),
+        )
+    }
+
+    pub fn connect_zookeeper_with(
+        quorum: &str,
+        parent: &str,
+        cfg: cellar_client::ClientConfig,
+    ) -> Result<RemoteConnection> {
+        let rt = runtime()?;
+        let conn = rt.block_on(cellar_client::Connection::connect_zookeeper(
+            quorum, parent, cfg,
         ))?;
         Ok(RemoteConnection {
             rt: Arc::new(rt),

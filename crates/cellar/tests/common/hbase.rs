@@ -1,0 +1,198 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(clippy::disallowed_methods)] // waits for a real process in real time
+//! A real HBase 2.6 for a test: `HMaster start` in standalone mode (master, region
+//! server and an embedded ZooKeeper in one JVM), from the class path Maven resolved
+//! in `compat/hbase` (`mvn -f compat/hbase/pom.xml package`), on Java 17 with the
+//! `--add-opens` flags HBase needs there, `hbase.rootdir` in a temporary directory,
+//! every port chosen per run. Stopped (killed) when dropped; its log is printed when
+//! it does not come up and copied to `target/test-artifacts/hbase-PID.log`.
+
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use cellar::client::{Connection, RemoteConnection};
+
+/// What HBase 2.6 on Java 17 needs opened (HBase's own start script passes these).
+const JAVA17_FLAGS: &[&str] = &[
+    "--add-opens=java.base/java.lang=ALL-UNNAMED",
+    "--add-opens=java.base/java.lang.reflect=ALL-UNNAMED",
+    "--add-opens=java.base/java.util=ALL-UNNAMED",
+    "--add-opens=java.base/java.util.concurrent=ALL-UNNAMED",
+    "--add-opens=java.base/java.io=ALL-UNNAMED",
+    "--add-opens=java.base/java.nio=ALL-UNNAMED",
+    "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
+    "--add-exports=java.base/jdk.internal.misc=ALL-UNNAMED",
+    "-Dorg.apache.hbase.thirdparty.io.netty.tryReflectionSetAccessible=true",
+];
+
+/// How long HBase may take to serve (it usually needs 10–20 s here).
+const START_TIMEOUT: Duration = Duration::from_secs(120);
+
+pub struct HBase {
+    child: Child,
+    /// The embedded ZooKeeper, `127.0.0.1:PORT`: how clients find this HBase.
+    pub quorum: String,
+    pub dir: tempfile::TempDir,
+}
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("free port")
+}
+
+/// HBase's server class path, when the Maven module has been resolved.
+pub fn classpath() -> Option<String> {
+    let cp = std::fs::read_to_string(root().join("compat/hbase/target/classpath.txt")).ok()?;
+    let cp = cp.trim();
+    (!cp.is_empty()).then(|| cp.to_string())
+}
+
+fn site(dir: &Path, zk: u16, master: u16, rs: u16) -> String {
+    let props = [
+        ("hbase.cluster.distributed", "false".to_string()),
+        (
+            "hbase.rootdir",
+            format!("file://{}", dir.join("root").display()),
+        ),
+        ("hbase.tmp.dir", dir.join("tmp").display().to_string()),
+        (
+            "hbase.zookeeper.property.dataDir",
+            dir.join("zk").display().to_string(),
+        ),
+        ("hbase.zookeeper.quorum", "127.0.0.1".to_string()),
+        ("hbase.zookeeper.property.clientPort", zk.to_string()),
+        ("hbase.master.port", master.to_string()),
+        ("hbase.regionserver.port", rs.to_string()),
+        ("hbase.master.info.port", "-1".to_string()),
+        ("hbase.regionserver.info.port", "-1".to_string()),
+        (
+            "hbase.unsafe.stream.capability.enforce",
+            "false".to_string(),
+        ),
+        // Small, quick: one JVM for everything, few handler threads.
+        ("hbase.regionserver.handler.count", "10".to_string()),
+        (
+            "hbase.master.wait.on.regionservers.mintostart",
+            "1".to_string(),
+        ),
+        // Multi-row mutations are an endpoint HBase loads only when asked; Cellar
+        // always serves them.
+        (
+            "hbase.coprocessor.region.classes",
+            "org.apache.hadoop.hbase.coprocessor.MultiRowMutationEndpoint".to_string(),
+        ),
+    ];
+    let mut s = String::from("<?xml version=\"1.0\"?>\n<configuration>\n");
+    for (k, v) in props {
+        s.push_str(&format!(
+            "  <property><name>{k}</name><value>{v}</value></property>\n"
+        ));
+    }
+    s.push_str("</configuration>\n");
+    s
+}
+
+impl HBase {
+    /// Starts HBase and waits until its master has finished initializing.
+    pub fn start() -> HBase {
+        let cp = classpath()
+            .expect("compat/hbase/target/classpath.txt (mvn -f compat/hbase/pom.xml package)");
+        let dir = tempfile::tempdir().expect("hbase dir");
+        let conf = dir.path().join("conf");
+        std::fs::create_dir_all(&conf).unwrap();
+        let (zk, master, rs) = (free_port(), free_port(), free_port());
+        std::fs::write(
+            conf.join("hbase-site.xml"),
+            site(dir.path(), zk, master, rs),
+        )
+        .unwrap();
+        std::fs::copy(
+            root().join("compat/hbase/log4j.properties"),
+            conf.join("log4j.properties"),
+        )
+        .unwrap();
+        let log = std::fs::File::create(dir.path().join("hbase.log")).unwrap();
+        let child = Command::new("java")
+            .arg("-Xmx1g")
+            .args(JAVA17_FLAGS)
+            .arg("-cp")
+            .arg(format!("{}:{cp}", conf.display()))
+            .args(["org.apache.hadoop.hbase.master.HMaster", "start"])
+            .stdin(Stdio::null())
+            .stdout(log.try_clone().unwrap())
+            .stderr(log)
+            .spawn()
+            .expect("start java");
+        let mut hbase = HBase {
+            child,
+            quorum: format!("127.0.0.1:{zk}"),
+            dir,
+        };
+        hbase.wait_ready();
+        hbase
+    }
+
+    fn log_tail(&self) -> String {
+        let log = std::fs::read_to_string(self.dir.path().join("hbase.log")).unwrap_or_default();
+        let lines: Vec<&str> = log.lines().collect();
+        lines[lines.len().saturating_sub(60)..].join("\n")
+    }
+
+    fn wait_ready(&mut self) {
+        let started = Instant::now();
+        let mut last = String::new();
+        while started.elapsed() < START_TIMEOUT {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                panic!(
+                    "HBase exited ({status}) before serving:\n{}",
+                    self.log_tail()
+                );
+            }
+            match RemoteConnection::connect_zookeeper(&self.quorum, "/hbase") {
+                Ok(c) => {
+                    let admin = c.admin();
+                    // The master answers PleaseHoldException until it has initialized;
+                    // a table list and the default namespace mean it serves.
+                    match admin.list_namespaces().and_then(|_| admin.list_tables()) {
+                        Ok(_) => return,
+                        Err(e) => last = e.to_string(),
+                    }
+                }
+                Err(e) => last = e.to_string(),
+            }
+            std::thread::sleep(Duration::from_millis(500));
+        }
+        panic!(
+            "HBase did not serve within {START_TIMEOUT:?} (last: {last}):\n{}",
+            self.log_tail()
+        );
+    }
+
+    /// A client connection through its ZooKeeper, as HBase clients find it.
+    pub fn connect(&self) -> RemoteConnection {
+        RemoteConnection::connect_zookeeper(&self.quorum, "/hbase").expect("connect to HBase")
+    }
+}
+
+impl Drop for HBase {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        // Its log outlives the run, for reading after a failure.
+        let out = root().join("target/test-artifacts");
+        if std::fs::create_dir_all(&out).is_ok() {
+            let _ = std::fs::copy(
+                self.dir.path().join("hbase.log"),
+                out.join(format!("hbase-{}.log", std::process::id())),
+            );
+        }
+    }
+}

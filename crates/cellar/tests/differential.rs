@@ -1,0 +1,320 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::disallowed_methods)] // drives two real servers in real time
+//! HBase itself as the oracle: the same seeded operation sequences run against a real
+//! HBase 2.6 (standalone, started by `common::hbase`) and against a `cellar server`,
+//! through the same client; every outcome — each cell of each result, or the exception
+//! class of an error — must be identical. A difference prints the seed and the
+//! shortest sequence found that still shows one.
+//!
+//! CI runs the fixed seeds below. The soak runs seeds for a while:
+//! `CELLAR_DIFF_SOAK_SECS=3600 cargo test --release -p cellar --test differential -- --ignored soak`
+//! (`CELLAR_DIFF_FIRST_SEED` picks where it starts, `CELLAR_DIFF_OPS` the length).
+
+#[path = "differential/apply.rs"]
+mod apply;
+mod common;
+#[path = "differential/filters.rs"]
+mod filters;
+#[path = "differential/ops.rs"]
+mod ops;
+
+use std::time::{Duration, Instant};
+
+use cellar::client::{Connection, RemoteConnection};
+use cellar_api::{FamilyDescriptor, KeepDeletedCells, TableDescriptor};
+use rand::rngs::SmallRng as StdRng;
+use rand::{Rng, SeedableRng};
+
+use apply::{apply, Outcome};
+use common::hbase::HBase;
+use common::server::ServerProcess;
+use ops::{generate, row, Op, FAMILIES};
+
+/// The seeds CI runs, and how many operations each.
+const SEEDS: std::ops::RangeInclusive<u64> = 1..=8;
+const OPS: usize = 120;
+
+fn required() -> bool {
+    std::env::var("CELLAR_REQUIRE_COMPAT").is_ok_and(|v| v == "1")
+}
+
+struct Servers {
+    hbase: RemoteConnection,
+    cellar: RemoteConnection,
+    /// For what the blocking client does not ask: HBase's compaction state.
+    rt: tokio::runtime::Runtime,
+    hbase_async: cellar_client::Connection,
+    attempts: usize,
+    compared: u64,
+    _processes: (HBase, ServerProcess, tempfile::TempDir),
+}
+
+impl Servers {
+    fn start() -> Option<Servers> {
+        if common::hbase::classpath().is_none() {
+            assert!(
+                !required(),
+                "HBase's class path is missing (mvn -f compat/hbase/pom.xml package) and CELLAR_REQUIRE_COMPAT=1"
+            );
+            eprintln!(
+                "skipped: HBase's class path is missing (mvn -f compat/hbase/pom.xml package)"
+            );
+            return None;
+        }
+        let started = Instant::now();
+        let hbase = HBase::start();
+        eprintln!("HBase serving after {:?}", started.elapsed());
+        let dir = tempfile::tempdir().unwrap();
+        let server = ServerProcess::start(dir.path());
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let hbase_async = rt
+            .block_on(cellar_client::Connection::connect_zookeeper(
+                &hbase.quorum,
+                "/hbase",
+                cellar_client::ClientConfig::default(),
+            ))
+            .unwrap();
+        // Few retries: an operation one server keeps failing with a retryable error
+        // shows as that error instead of minutes of backoff.
+        let cfg = cellar_client::ClientConfig {
+            retries: 2,
+            rpc_timeout: Duration::from_secs(20),
+            ..Default::default()
+        };
+        Some(Servers {
+            hbase: RemoteConnection::connect_zookeeper_with(&hbase.quorum, "/hbase", cfg.clone())
+                .unwrap(),
+            cellar: RemoteConnection::connect_with(&server.addr, cfg).unwrap(),
+            rt,
+            hbase_async,
+            attempts: 0,
+            compared: 0,
+            _processes: (hbase, server, dir),
+        })
+    }
+
+    /// Waits until HBase has finished the compaction it was asked for (it compacts in
+    /// the background; Cellar answers when done).
+    fn await_hbase_compaction(&self, name: &str) {
+        let admin = self.hbase_async.admin();
+        let started = Instant::now();
+        let mut seen_running = false;
+        let mut idle = 0;
+        while started.elapsed() < Duration::from_secs(30) {
+            let running = self
+                .rt
+                .block_on(admin.compaction_running(name))
+                .unwrap_or(false);
+            if running {
+                seen_running = true;
+                idle = 0;
+            } else {
+                idle += 1;
+                if seen_running || idle >= 10 {
+                    return;
+                }
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    fn create(&self, name: &str, seed: u64) {
+        let mut rng = StdRng::seed_from_u64(seed ^ 0x5eed);
+        let mut a = FamilyDescriptor::new(FAMILIES[0]);
+        a.versions = rng.random_range(1..=3);
+        let mut b = FamilyDescriptor::new(FAMILIES[1]);
+        b.versions = 5;
+        if rng.random_bool(0.5) {
+            b.keep_deleted_cells = KeepDeletedCells::True;
+        }
+        let desc = TableDescriptor::new(name).with_family(a).with_family(b);
+        let splits: Vec<Vec<u8>> = match rng.random_range(0..3) {
+            0 => Vec::new(),
+            1 => vec![row(4).into_bytes()],
+            _ => vec![row(2).into_bytes(), row(5).into_bytes()],
+        };
+        for c in [&self.hbase, &self.cellar] {
+            c.admin()
+                .create_table(desc.clone(), splits.clone())
+                .unwrap();
+        }
+    }
+
+    fn drop_table(&self, name: &str) {
+        for c in [&self.hbase, &self.cellar] {
+            let admin = c.admin();
+            let _ = admin.disable_table(name);
+            let _ = admin.delete_table(name);
+        }
+    }
+
+    /// Runs `ops` on fresh tables; the first difference, if any: (index, HBase's
+    /// outcome, Cellar's).
+    fn run(&mut self, seed: u64, ops: &[Op]) -> Option<(usize, Outcome, Outcome)> {
+        self.attempts += 1;
+        let name = format!("diff_{seed}_{}", self.attempts);
+        self.create(&name, seed);
+        let (ht, ct) = (
+            self.hbase.table(&name).unwrap(),
+            self.cellar.table(&name).unwrap(),
+        );
+        let (ha, ca) = (self.hbase.admin(), self.cellar.admin());
+        let mut last_clock_op = Instant::now();
+        let mut found = None;
+        for (i, op) in ops.iter().enumerate() {
+            if op.takes_server_time() {
+                // Both servers give these their clock's milliseconds: keep them on
+                // distinct milliseconds, so neither collapses two into one.
+                let since = last_clock_op.elapsed();
+                if since < Duration::from_millis(3) {
+                    std::thread::sleep(Duration::from_millis(3) - since);
+                }
+                last_clock_op = Instant::now();
+            }
+            let h = apply(op, ht.as_ref(), ha.as_ref(), &name);
+            if matches!(op, Op::Compact { .. }) {
+                self.await_hbase_compaction(&name);
+            }
+            let c = apply(op, ct.as_ref(), ca.as_ref(), &name);
+            self.compared += 1;
+            if h != c {
+                found = Some((i, h, c));
+                break;
+            }
+        }
+        self.drop_table(&name);
+        eprintln!(
+            "seed {seed} run {}: {} operations, {}",
+            self.attempts,
+            ops.len(),
+            match &found {
+                None => "agree".to_string(),
+                Some((i, _, _)) => format!("differ at {i}"),
+            }
+        );
+        found
+    }
+
+    /// The shortest sequence found that still shows a difference.
+    fn shrink(&mut self, seed: u64, mut ops: Vec<Op>) -> Vec<Op> {
+        let mut chunk = ops.len() / 2;
+        let budget = self.attempts + 80;
+        while chunk >= 1 && self.attempts < budget {
+            let mut i = 0;
+            let mut removed = false;
+            while i < ops.len() && self.attempts < budget {
+                let mut candidate = ops.clone();
+                candidate.drain(i..(i + chunk).min(ops.len()));
+                if let Some((at, _, _)) = self.run(seed, &candidate) {
+                    candidate.truncate(at + 1);
+                    ops = candidate;
+                    removed = true;
+                } else {
+                    i += chunk;
+                }
+            }
+            if !removed {
+                chunk /= 2;
+            }
+        }
+        // Then the filters: drop each, or make it simpler, while a difference stays.
+        let mut changed = true;
+        while changed && self.attempts < budget + 60 {
+            changed = false;
+            for i in 0..ops.len() {
+                let Some(Some(f)) = ops[i].filter_mut().map(|f| f.clone()) else {
+                    continue;
+                };
+                let mut candidates = vec![None];
+                candidates.extend(filters::simpler(&f).into_iter().map(Some));
+                for c in candidates {
+                    if self.attempts >= budget + 60 {
+                        break;
+                    }
+                    let mut candidate = ops.clone();
+                    if let Some(slot) = candidate[i].filter_mut() {
+                        *slot = c;
+                    }
+                    if let Some((at, _, _)) = self.run(seed, &candidate) {
+                        candidate.truncate(at + 1);
+                        ops = candidate;
+                        changed = true;
+                        break;
+                    }
+                }
+                if changed {
+                    break;
+                }
+            }
+        }
+        ops
+    }
+
+    /// Runs a seed; panics with the seed and a shrunk sequence on a difference.
+    fn check_seed(&mut self, seed: u64, n: usize) {
+        let ops = generate(seed, n, true);
+        let Some((at, h, c)) = self.run(seed, &ops) else {
+            return;
+        };
+        let first = format!(
+            "operation {at}: {:?}\n  HBase:  {h:?}\n  Cellar: {c:?}",
+            ops[at]
+        );
+        let short = self.shrink(seed, ops[..=at].to_vec());
+        let mut text = String::new();
+        for (i, op) in short.iter().enumerate() {
+            text.push_str(&format!("  {i}: {op:?}\n"));
+        }
+        let last = self.run(seed, &short);
+        panic!(
+            "seed {seed}: HBase and Cellar differ at {first}\nshortest sequence found ({} operations):\n{text}last outcome: {last:?}",
+            short.len()
+        );
+    }
+}
+
+#[test]
+fn fixed_seeds_agree_with_hbase() {
+    let Some(mut s) = Servers::start() else {
+        return;
+    };
+    let started = Instant::now();
+    for seed in SEEDS {
+        s.check_seed(seed, OPS);
+    }
+    eprintln!(
+        "{} operations compared over {} seeds in {:?}",
+        s.compared,
+        SEEDS.count(),
+        started.elapsed()
+    );
+}
+
+#[test]
+#[ignore = "a long soak; run it on purpose"]
+fn soak() {
+    let Some(mut s) = Servers::start() else {
+        return;
+    };
+    let env = |k: &str, d: u64| {
+        std::env::var(k)
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(d)
+    };
+    let secs = env("CELLAR_DIFF_SOAK_SECS", 3600);
+    let n = env("CELLAR_DIFF_OPS", 300) as usize;
+    let mut seed = env("CELLAR_DIFF_FIRST_SEED", 1000);
+    let started = Instant::now();
+    while started.elapsed() < Duration::from_secs(secs) {
+        s.check_seed(seed, n);
+        seed += 1;
+    }
+    eprintln!(
+        "soak: {} operations compared over seeds up to {seed} in {:?}, no difference",
+        s.compared,
+        started.elapsed()
+    );
+}
