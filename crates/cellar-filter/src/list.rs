@@ -428,11 +428,13 @@ impl Filter for SkipFilter {
         self.inner.reset();
         self.filter_row = false;
     }
+    // HBase's SkipFilter asks its filter about cells only: never about the row key
+    // (a wrapped RowFilter passes every cell) nor about ending the scan.
     fn filter_all_remaining(&self) -> bool {
-        self.inner.filter_all_remaining()
+        false
     }
-    fn filter_row_key(&mut self, row: &[u8]) -> bool {
-        self.inner.filter_row_key(row)
+    fn filter_row_key(&mut self, _row: &[u8]) -> bool {
+        false
     }
     fn filter_cell(&mut self, cell: &Cell) -> ReturnCode {
         let code = self.inner.filter_cell(cell);

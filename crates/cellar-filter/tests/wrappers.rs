@@ -1,6 +1,7 @@
 #![allow(clippy::unwrap_used)]
 //! Wrapper filters as HBase 2.6 runs them, where the HBase oracle showed a difference:
-//! WhileMatchFilter does not pass `filterRowCells` on, and which trees have row-level
+//! WhileMatchFilter does not pass `filterRowCells` on, SkipFilter does not pass the row
+//! key on, and which trees have row-level
 //! hooks (`hasFilterRow`) agrees between the filter spec and the built filter;
 //! MultipleColumnPrefixFilter refuses a prefix given twice.
 
@@ -83,4 +84,22 @@ fn multiple_column_prefix_refuses_a_repeated_prefix() {
         b"q3".to_vec()
     ]))
     .is_ok());
+}
+
+#[test]
+fn skip_does_not_ask_its_filter_about_the_row_key() {
+    use cellar_filter::ReturnCode;
+    let row = FilterSpec::Row(
+        CompareOp::GreaterOrEqual,
+        Comparator::Binary(b"r4".to_vec()),
+    );
+    // Alone, a RowFilter drops r3 by its key.
+    assert!(build(&row).unwrap().filter_row_key(b"r3"));
+    // Under SkipFilter, HBase never calls filterRowKey: r3's cells pass.
+    let mut skip = build(&FilterSpec::Skip(Box::new(row))).unwrap();
+    assert!(!skip.filter_row_key(b"r3"));
+    let cell = Cell::put("r3", "a", "q0", 11, "v13").unwrap();
+    assert_eq!(skip.filter_cell(&cell), ReturnCode::Include);
+    assert!(!skip.filter_row());
+    assert!(!skip.filter_all_remaining());
 }

@@ -252,11 +252,11 @@ impl Servers {
         ops
     }
 
-    /// Runs a seed; panics with the seed and a shrunk sequence on a difference.
-    fn check_seed(&mut self, seed: u64, n: usize) {
+    /// Runs a seed; on a difference, the seed and a shrunk sequence as a report.
+    fn check_seed(&mut self, seed: u64, n: usize) -> Result<(), String> {
         let ops = generate(seed, n, true);
         let Some((at, h, c)) = self.run(seed, &ops) else {
-            return;
+            return Ok(());
         };
         let first = format!(
             "operation {at}: {:?}\n  HBase:  {h:?}\n  Cellar: {c:?}",
@@ -268,10 +268,10 @@ impl Servers {
             text.push_str(&format!("  {i}: {op:?}\n"));
         }
         let last = self.run(seed, &short);
-        panic!(
+        Err(format!(
             "seed {seed}: HBase and Cellar differ at {first}\nshortest sequence found ({} operations):\n{text}last outcome: {last:?}",
             short.len()
-        );
+        ))
     }
 }
 
@@ -282,7 +282,9 @@ fn fixed_seeds_agree_with_hbase() {
     };
     let started = Instant::now();
     for seed in SEEDS {
-        s.check_seed(seed, OPS);
+        if let Err(report) = s.check_seed(seed, OPS) {
+            panic!("{report}");
+        }
     }
     eprintln!(
         "{} operations compared over {} seeds in {:?}",
@@ -308,13 +310,20 @@ fn soak() {
     let n = env("CELLAR_DIFF_OPS", 300) as usize;
     let mut seed = env("CELLAR_DIFF_FIRST_SEED", 1000);
     let started = Instant::now();
+    let mut reports = Vec::new();
     while started.elapsed() < Duration::from_secs(secs) {
-        s.check_seed(seed, n);
+        // Every seed's difference is reported, not only the first.
+        if let Err(report) = s.check_seed(seed, n) {
+            eprintln!("{report}");
+            reports.push(report);
+        }
         seed += 1;
     }
     eprintln!(
-        "soak: {} operations compared over seeds up to {seed} in {:?}, no difference",
+        "soak: {} operations compared over seeds up to {seed} in {:?}, {} with a difference",
         s.compared,
-        started.elapsed()
+        started.elapsed(),
+        reports.len()
     );
+    assert!(reports.is_empty(), "{}", reports.join("\n"));
 }
