@@ -382,6 +382,11 @@ impl Filter for WhileMatchFilter {
         v
     }
     fn filter_cell(&mut self, cell: &Cell) -> ReturnCode {
+        if self.filter_all_remaining() {
+            // HBase's matcher ends the scan at the first cell after the filter is done
+            // (DONE_SCAN), in this row too: nothing more of it is returned.
+            return NextRow;
+        }
         let code = self.inner.filter_cell(cell);
         self.done |= code != Include;
         code

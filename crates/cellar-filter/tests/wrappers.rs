@@ -103,3 +103,20 @@ fn skip_does_not_ask_its_filter_about_the_row_key() {
     assert!(!skip.filter_row());
     assert!(!skip.filter_all_remaining());
 }
+
+#[test]
+fn while_match_passes_nothing_after_its_filter_rejects_a_cell() {
+    use cellar_filter::ReturnCode;
+    let mut f = build(&FilterSpec::WhileMatch(Box::new(FilterSpec::ColumnPrefix(
+        b"q2".to_vec(),
+    ))))
+    .unwrap();
+    assert!(!f.filter_row_key(b"r4"));
+    // q1 is not under the prefix: the filter is done...
+    let q1 = Cell::put("r4", "a", "q1", 27, "v1").unwrap();
+    assert_ne!(f.filter_cell(&q1), ReturnCode::Include);
+    assert!(f.filter_all_remaining());
+    // ...and a later cell of the same row that the prefix would take is not passed.
+    let q2 = Cell::put("r4", "b", "q2", 17, "v19").unwrap();
+    assert!(!f.filter_cell(&q2).includes());
+}
