@@ -10,7 +10,8 @@ use super::ops::{qual, row, value, FAMILIES, QUALIFIERS, ROWS};
 
 pub type Filter = FilterSpec;
 
-fn op(rng: &mut StdRng) -> CompareOp {
+/// Any of the six comparison operators.
+pub fn op(rng: &mut StdRng) -> CompareOp {
     [
         CompareOp::Less,
         CompareOp::LessOrEqual,

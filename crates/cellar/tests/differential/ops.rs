@@ -7,7 +7,7 @@ use cellar_api::CompareOp;
 use rand::rngs::SmallRng as StdRng;
 use rand::{Rng, SeedableRng};
 
-use super::filters::{random_filter, Filter};
+use super::filters::{self, random_filter, Filter};
 
 pub const ROWS: u8 = 8;
 pub const FAMILIES: [&str; 2] = ["a", "b"];
@@ -184,17 +184,6 @@ fn read(rng: &mut StdRng, filters: bool) -> Read {
     }
 }
 
-fn compare_op(rng: &mut StdRng) -> CompareOp {
-    [
-        CompareOp::Less,
-        CompareOp::LessOrEqual,
-        CompareOp::Equal,
-        CompareOp::NotEqual,
-        CompareOp::GreaterOrEqual,
-        CompareOp::Greater,
-    ][rng.random_range(0..6)]
-}
-
 /// `n` operations from `seed`; `filters` adds random filter trees to reads.
 pub fn generate(seed: u64, n: usize, filters: bool) -> Vec<Op> {
     let mut rng = StdRng::seed_from_u64(seed);
@@ -243,7 +232,7 @@ pub fn generate(seed: u64, n: usize, filters: bool) -> Vec<Op> {
                     row,
                     family: fam,
                     qualifier: q,
-                    op: compare_op(&mut rng),
+                    op: filters::op(&mut rng),
                     expected: (!rng.random_bool(0.25)).then(|| rng.random_range(0..20)),
                     put: put_cell(&mut rng),
                 },
