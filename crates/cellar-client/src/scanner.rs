@@ -173,7 +173,8 @@ impl ResultScanner {
                 self.last_row = Some(p);
             }
         }
-        if self.scan.batch.is_some_and(|b| b > 0)
+        if self.open.is_none()
+            && self.scan.batch.is_some_and(|b| b > 0)
             && self
                 .scan
                 .filter

@@ -30,7 +30,8 @@ const KINDS: &[ErrorKind] = &[
     ErrorKind::ServerStopped,
 ];
 
-/// Extra classes HBase servers send that map onto a Cellar kind.
+/// The kind of a Java exception class an HBase server sent: a kind's own class, or
+/// one of the other classes HBase sends for the same failure.
 pub fn kind_of_class(class: &str) -> ErrorKind {
     if let Some(k) = KINDS.iter().find(|k| k.exception_class() == class) {
         return *k;

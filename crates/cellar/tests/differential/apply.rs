@@ -78,12 +78,15 @@ fn fam(f: u8) -> &'static str {
     FAMILIES[f as usize % FAMILIES.len()]
 }
 
-fn put_of(r: u8, c: &PutCell) -> Put {
-    let p = Put::new(row(r));
+fn add_cell(p: Put, c: &PutCell) -> Put {
     match c.ts {
         Some(ts) => p.add_column_at(fam(c.family), qual(c.qualifier), ts, value(c.value)),
         None => p.add_column(fam(c.family), qual(c.qualifier), value(c.value)),
     }
+}
+
+fn put_of(r: u8, c: &PutCell) -> Put {
+    add_cell(Put::new(row(r)), c)
 }
 
 fn delete_of(r: u8, kind: &DeleteKind, ts: Option<i64>) -> Delete {
@@ -144,15 +147,7 @@ fn outcome<T>(r: cellar_api::Result<T>, f: impl FnOnce(T) -> Outcome) -> Outcome
 pub fn apply(op: &Op, table: &dyn Table, admin: &dyn Admin, name: &str) -> Outcome {
     match op {
         Op::Put { row: r, cells } => {
-            let mut p = Put::new(row(*r));
-            for c in cells {
-                p = match c.ts {
-                    Some(ts) => {
-                        p.add_column_at(fam(c.family), qual(c.qualifier), ts, value(c.value))
-                    }
-                    None => p.add_column(fam(c.family), qual(c.qualifier), value(c.value)),
-                };
-            }
+            let p = cells.iter().fold(Put::new(row(*r)), add_cell);
             outcome(table.put(p), |_| Outcome::Done)
         }
         Op::Delete { row: r, kind, ts } => {
