@@ -79,6 +79,10 @@ pub struct Get {
     pub max_versions: u32,
     pub check_existence_only: bool,
     pub filter: Option<FilterSpec>,
+    /// `setLoadColumnFamiliesOnDemand`: families the filter does not need are read
+    /// only for rows it keeps (unset: the server's
+    /// `hbase.hregion.scan.loadColumnFamiliesOnDemand`).
+    pub load_column_families_on_demand: Option<bool>,
 }
 
 impl Get {
@@ -90,7 +94,13 @@ impl Get {
             max_versions: 1,
             check_existence_only: false,
             filter: None,
+            load_column_families_on_demand: None,
         }
+    }
+
+    pub fn load_column_families_on_demand(mut self, on: bool) -> Get {
+        self.load_column_families_on_demand = Some(on);
+        self
     }
 
     pub fn filter(mut self, filter: FilterSpec) -> Get {
@@ -138,6 +148,7 @@ impl Get {
             max_versions: self.max_versions,
             limit: Some(1),
             filter: self.filter.clone(),
+            load_column_families_on_demand: self.load_column_families_on_demand,
             ..Scan::new()
         }
     }
@@ -174,6 +185,11 @@ pub struct Scan {
     /// (a size or time limit reached without a result) answers a cursor result naming
     /// the row it reached.
     pub need_cursor_result: bool,
+    /// `setLoadColumnFamiliesOnDemand`: families the filter does not need
+    /// (`isFamilyEssential`) are read only for rows found in the others and kept by
+    /// the filter; a row with no cell in a needed family is not returned at all.
+    /// Unset: the server's `hbase.hregion.scan.loadColumnFamiliesOnDemand` (on).
+    pub load_column_families_on_demand: Option<bool>,
 }
 
 impl Default for Scan {
@@ -202,6 +218,7 @@ impl Scan {
             reversed: false,
             cache_blocks: true,
             need_cursor_result: false,
+            load_column_families_on_demand: None,
         }
     }
 
@@ -244,6 +261,11 @@ impl Scan {
         self.start_inclusive = true;
         self.stop_row = stop;
         self.stop_inclusive = false;
+        self
+    }
+
+    pub fn load_column_families_on_demand(mut self, on: bool) -> Scan {
+        self.load_column_families_on_demand = Some(on);
         self
     }
 

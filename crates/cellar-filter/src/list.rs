@@ -287,25 +287,17 @@ impl Filter for FilterList {
         }
     }
 
+    /// As HBase's lists, the members are asked in order and the asking stops at the
+    /// first answer that decides the list (AND: a member that drops the row; OR: one
+    /// that keeps it), so a later PageFilter does not count a row an earlier member
+    /// already decided.
     fn filter_row(&mut self) -> bool {
         if self.filters.is_empty() {
             return false;
         }
         match self.op {
-            ListOp::MustPassAll => {
-                let mut out = false;
-                for f in &mut self.filters {
-                    out |= f.filter_row();
-                }
-                out
-            }
-            ListOp::MustPassOne => {
-                let mut out = true;
-                for f in &mut self.filters {
-                    out &= f.filter_row();
-                }
-                out
-            }
+            ListOp::MustPassAll => self.filters.iter_mut().any(|f| f.filter_row()),
+            ListOp::MustPassOne => self.filters.iter_mut().all(|f| f.filter_row()),
         }
     }
 

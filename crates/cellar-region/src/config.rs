@@ -51,6 +51,9 @@ pub struct Config {
     pub block_cache_fraction: f64,
     /// `cellar.heap.size`: the memory budget the fractions refer to (bytes).
     pub heap_size: u64,
+    /// `hbase.hregion.scan.loadColumnFamiliesOnDemand`: whether reads that do not say
+    /// load the families their filter does not need only for rows the filter keeps.
+    pub load_families_on_demand: bool,
     /// `hbase.client.scanner.max.result.size`
     pub client_scanner_max_result_size: u64,
     /// `hbase.server.scanner.max.result.size`
@@ -117,6 +120,7 @@ impl Default for Config {
             wal_hsync: false,
             block_cache_fraction: 0.4,
             heap_size: 1 << 30,
+            load_families_on_demand: true,
             client_scanner_max_result_size: 2_097_152,
             server_scanner_max_result_size: 104_857_600,
             max_file_size: 10_737_418_240,
@@ -233,6 +237,9 @@ impl Config {
                 self.wal_async_flush_interval_ms = positive(key, v)?
             }
             "hbase.wal.hsync" => self.wal_hsync = boolean(key, v)?,
+            "hbase.hregion.scan.loadColumnFamiliesOnDemand" => {
+                self.load_families_on_demand = boolean(key, v)?
+            }
             "hfile.block.cache.size" => self.block_cache_fraction = float(key, v)?.min(0.8),
             "cellar.heap.size" => self.heap_size = positive(key, v)?,
             "hbase.client.scanner.max.result.size" => {

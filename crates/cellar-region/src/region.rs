@@ -527,6 +527,12 @@ impl Region {
         let reader = self.readers.open(&self.mvcc);
         let read_point = reader.read_point();
         let now = self.ctx.clock.now_millis();
+        // Families the filter does not need are read on demand (HBase's
+        // `loadColumnFamiliesOnDemand`), for rows found in the others.
+        let on_demand = scan.filter.as_ref().filter(|_| {
+            scan.load_column_families_on_demand
+                .unwrap_or(self.ctx.config.load_families_on_demand)
+        });
         let mut scanners = Vec::new();
         for (family, store) in &self.stores {
             let columns = if scan.columns.is_empty() {
@@ -557,12 +563,16 @@ impl Region {
                 scan.raw,
                 now,
             );
-            scanners.push(StoreScanner::new(
+            let scanner = StoreScanner::new(
                 family.clone(),
                 heap,
                 Matcher::new(params),
                 self.ctx.config.max_row_size,
-            ));
+            );
+            scanners.push(match on_demand {
+                Some(f) if !f.is_family_essential(family) => scanner.on_demand(),
+                _ => scanner,
+            });
         }
         RegionScanner::new(scanners, scan.clone(), Some(reader))
     }

@@ -31,6 +31,9 @@ pub struct StoreScanner {
     max_row_size: u64,
     /// A returned cell that did not fit the last call, and whether the row ends after it.
     pending: Option<(Cell, bool)>,
+    /// Whether the scan's filter needs this family to decide on a row (HBase's
+    /// `isFamilyEssential`); the others are read on demand, for rows already kept.
+    essential: bool,
 }
 
 fn last_on_column(cell: &Cell) -> Vec<u8> {
@@ -52,7 +55,23 @@ impl StoreScanner {
             matcher,
             max_row_size,
             pending: None,
+            essential: true,
         }
+    }
+
+    /// Marks the family as one the filter does not need: read only for rows found in
+    /// the needed families and kept by the filter (HBase's joined heap).
+    pub fn on_demand(mut self) -> StoreScanner {
+        self.essential = false;
+        self
+    }
+
+    /// Brings a family read on demand to `row` (it is not moved by rows it skipped).
+    fn catch_up(&mut self, row: &[u8]) -> Result<()> {
+        if self.pending.is_none() && self.peek_row().is_some_and(|r| r < row) {
+            self.heap.reseek(&KeyRef::first_on_row(row))?;
+        }
+        Ok(())
     }
 
     /// The row read next (reversed: the greatest row left).
@@ -231,7 +250,10 @@ impl TimeLimit {
 
 /// Rows of a region in order.
 pub struct RegionScanner {
+    /// The families the filter needs first, then those read on demand.
     stores: Vec<StoreScanner>,
+    /// How many of `stores` the filter needs: rows are found in these alone.
+    essential: usize,
     scan: Scan,
     filter: Option<Box<dyn Filter>>,
     /// The row being returned in fragments, and the store reading it.
@@ -246,10 +268,18 @@ pub struct RegionScanner {
 
 impl RegionScanner {
     pub fn new(
-        stores: Vec<StoreScanner>,
+        mut stores: Vec<StoreScanner>,
         scan: Scan,
         reader: Option<ReadPointGuard>,
     ) -> Result<RegionScanner> {
+        // Needed families first, each part in family order (a stable sort).
+        stores.sort_by_key(|s| !s.essential);
+        let essential = stores.iter().filter(|s| s.essential).count();
+        if scan.reversed && essential < stores.len() {
+            return Err(RegionError::InvalidRead(
+                "Reverse scan with loading CFs on demand is not supported".into(),
+            ));
+        }
         let mut filter = scan.filter.as_ref().map(cellar_filter::build).transpose()?;
         if let Some(f) = &mut filter {
             f.set_reversed(scan.reversed);
@@ -261,6 +291,7 @@ impl RegionScanner {
         }
         Ok(RegionScanner {
             stores,
+            essential,
             scan,
             filter,
             current: None,
@@ -304,7 +335,9 @@ impl RegionScanner {
                     self.done = true;
                     break;
                 }
-                let rows = self.stores.iter().filter_map(|s| s.peek_row());
+                let rows = self.stores[..self.essential]
+                    .iter()
+                    .filter_map(|s| s.peek_row());
                 let next = if self.scan.reversed {
                     rows.max()
                 } else {
@@ -326,8 +359,7 @@ impl RegionScanner {
                 if let Some(f) = &mut self.filter {
                     f.reset();
                     if f.filter_row_key(&row) {
-                        let hint = self
-                            .stores
+                        let hint = self.stores[..self.essential]
                             .iter()
                             .find(|s| s.peek_row() == Some(row.as_slice()))
                             .and_then(|s| s.heap.peek().cloned())
@@ -356,7 +388,19 @@ impl RegionScanner {
                 (usize::MAX, u64::MAX)
             };
             let mut more = false;
+            let mut kept = true;
             while idx < self.stores.len() {
+                if idx == self.essential && idx > 0 {
+                    // The needed families are read: decide on the row before reading
+                    // the others (HBase's joined heap), which only kept rows see.
+                    kept = self.keep_row(&mut cells, returned_before);
+                    if !kept {
+                        break;
+                    }
+                }
+                if idx >= self.essential {
+                    self.stores[idx].catch_up(&row)?;
+                }
                 if self.stores[idx].peek_row() != Some(row.as_slice()) {
                     idx += 1;
                     continue;
@@ -372,6 +416,11 @@ impl RegionScanner {
                     }
                 }
             }
+            if self.essential < self.stores.len() {
+                // Cells of the families read on demand follow the others: back into
+                // family order (each family's own cells are in order already).
+                cells.sort_by(|a, b| a.family().cmp(b.family()));
+            }
             if more {
                 self.current = Some((row.clone(), idx, true));
                 if cells.is_empty() {
@@ -385,15 +434,11 @@ impl RegionScanner {
                     cursor: false,
                 }));
             }
-            if let Some(f) = &mut self.filter {
-                // As HBase's FilterWrapper: filterRow is asked only about rows that
-                // still have cells.
-                if f.has_filter_row() {
-                    f.filter_row_cells(&mut cells);
-                    if !cells.is_empty() && f.filter_row() {
-                        cells.clear();
-                    }
-                }
+            if kept && self.essential == self.stores.len() {
+                kept = self.keep_row(&mut cells, returned_before);
+            }
+            if !kept {
+                cells.clear();
             }
             if cells.is_empty() && !returned_before {
                 skipped = Some(row);
@@ -411,6 +456,23 @@ impl RegionScanner {
             }));
         }
         Ok(None)
+    }
+
+    /// The filter's row hooks on the cells read of a row: false when the row is
+    /// dropped. A row none of whose needed families had a cell is dropped too (HBase
+    /// does not visit it), unless fragments of it were returned already.
+    fn keep_row(&mut self, cells: &mut Vec<Cell>, returned_before: bool) -> bool {
+        if let Some(f) = &mut self.filter {
+            // As HBase's FilterWrapper: filterRow is asked only about rows that
+            // still have cells.
+            if f.has_filter_row() {
+                f.filter_row_cells(cells);
+                if !cells.is_empty() && f.filter_row() {
+                    cells.clear();
+                }
+            }
+        }
+        !cells.is_empty() || returned_before
     }
 
     fn skip_row(&mut self, row: &[u8], hint: Option<Vec<u8>>) -> Result<()> {
@@ -447,6 +509,15 @@ impl RegionScanner {
             }
         }
         Ok((out, !self.done))
+    }
+
+    /// Whether the filter has ended the scan (`filterAllRemaining`, HBase's
+    /// `isFilterDone`): a call that returns nothing then ends the whole scan, not just
+    /// this region's part of it.
+    pub fn filter_done(&self) -> bool {
+        self.filter
+            .as_ref()
+            .is_some_and(|f| f.filter_all_remaining())
     }
 
     /// After a call that ran out of time with nothing to return: the row the scan had

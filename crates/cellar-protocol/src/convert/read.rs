@@ -87,6 +87,7 @@ pub fn get_from_pb(g: &pb::Get) -> Result<Get> {
     }
     get.max_versions = g.max_versions.unwrap_or(1).max(1);
     get.check_existence_only = g.existence_only.unwrap_or(false);
+    get.load_column_families_on_demand = g.load_column_families_on_demand;
     if let Some(f) = &g.filter {
         get.filter = Some(filter_from_pb(f)?);
     }
@@ -101,6 +102,7 @@ pub fn get_to_pb(g: &Get) -> pb::Get {
         time_range: (!g.time_range.is_all()).then(|| time_range_to_pb(&g.time_range)),
         max_versions: Some(g.max_versions),
         existence_only: g.check_existence_only.then_some(true),
+        load_column_families_on_demand: g.load_column_families_on_demand,
         ..Default::default()
     }
 }
@@ -138,6 +140,7 @@ pub fn scan_from_pb(s: &pb::Scan) -> Result<Scan> {
     scan.reversed = s.reversed.unwrap_or(false);
     scan.cache_blocks = s.cache_blocks.unwrap_or(true);
     scan.need_cursor_result = s.need_cursor_result.unwrap_or(false);
+    scan.load_column_families_on_demand = s.load_column_families_on_demand;
     Ok(scan)
 }
 
@@ -166,6 +169,7 @@ pub fn scan_to_pb(s: &Scan) -> pb::Scan {
         include_start_row: Some(s.start_inclusive),
         include_stop_row: Some(s.stop_inclusive),
         need_cursor_result: s.need_cursor_result.then_some(true),
+        load_column_families_on_demand: s.load_column_families_on_demand,
         ..Default::default()
     }
 }
@@ -182,7 +186,8 @@ mod tests {
             .add_column("g", "q")
             .time_range(3, 9)
             .max_versions(4)
-            .filter(FilterSpec::FirstKeyOnly);
+            .filter(FilterSpec::FirstKeyOnly)
+            .load_column_families_on_demand(false);
         assert_eq!(get_from_pb(&get_to_pb(&g)).unwrap(), g);
     }
 
@@ -198,7 +203,8 @@ mod tests {
             .reversed(true)
             .raw(true)
             .allow_partial_results(true)
-            .need_cursor_result(true);
+            .need_cursor_result(true)
+            .load_column_families_on_demand(true);
         let mut back = scan_from_pb(&scan_to_pb(&s)).unwrap();
         back.limit = s.limit;
         assert_eq!(back, s);

@@ -30,6 +30,9 @@ pub struct ClientScanner {
     cache: Cache,
     ready: VecDeque<RowResult>,
     more: bool,
+    /// A call found nothing once the filter was done: the whole scan is over, not
+    /// only this region's part (HBase's `moreResults` false).
+    scan_over: bool,
     max_row_size: u64,
     /// Round trips made so far.
     pub calls: u64,
@@ -76,6 +79,7 @@ impl ClientScanner {
             cache,
             ready: VecDeque::new(),
             more: true,
+            scan_over: false,
             max_row_size: config.max_row_size,
             calls: 0,
         }
@@ -141,6 +145,11 @@ impl ClientScanner {
         Ok(())
     }
 
+    /// Whether the scan ends with this region (its filter is done).
+    pub fn scan_over(&self) -> bool {
+        self.scan_over
+    }
+
     /// The next Result.
     pub fn next_result(&mut self) -> Result<Option<RowResult>> {
         loop {
@@ -153,6 +162,10 @@ impl ClientScanner {
             let (results, more) = self.region.next_call(&self.limits)?;
             self.calls += 1;
             self.more = more;
+            if results.is_empty() && self.region.filter_done() {
+                self.scan_over = true;
+                self.more = false;
+            }
             for r in results {
                 self.add(r)?;
             }

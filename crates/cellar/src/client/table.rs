@@ -280,7 +280,10 @@ impl TableScanner {
                     self.last_row = Some(r.row.clone());
                     return Ok(Some(r));
                 }
-                Ok(None) => self.current = None,
+                Ok(None) => {
+                    self.done = scanner.scan_over();
+                    self.current = None;
+                }
                 Err(RegionError::Closed(_)) if !self.in_row => self.replan()?,
                 Err(e) => return Err(e.into()),
             }

@@ -41,13 +41,10 @@ pub fn scan(call: &Call<'_>) -> CallResult {
                     &scan,
                 )))
             }
-            Target::Region(r, _) => {
-                refuse_reversed_on_demand(pscan, &scan, r.table())?;
-                Source::Region {
-                    scanner: Box::new(r.scanner(&scan)?),
-                    region: r,
-                }
-            }
+            Target::Region(r, _) => Source::Region {
+                scanner: Box::new(r.scanner(&scan)?),
+                region: r,
+            },
         };
         let (id, handle) = scanners.open(
             source,
@@ -115,30 +112,6 @@ pub fn scan(call: &Call<'_>) -> CallResult {
     next(call, &mut g, id, &req)
 }
 
-/// HBase loads the families a scan's filter does not need on demand
-/// (`hbase.hregion.scan.loadColumnFamiliesOnDemand`, on unless the scan says), and a
-/// reversed scan cannot: it is refused, as HBase refuses it.
-fn refuse_reversed_on_demand(
-    pscan: &pb::Scan,
-    scan: &cellar_api::Scan,
-    table: &cellar_api::TableDescriptor,
-) -> Result<(), CallError> {
-    let Some(filter) = scan.filter.as_ref() else {
-        return Ok(());
-    };
-    if !scan.reversed || !pscan.load_column_families_on_demand.unwrap_or(true) {
-        return Ok(());
-    }
-    let mut families: Vec<&[u8]> = scan.columns.keys().map(Vec::as_slice).collect();
-    if families.is_empty() {
-        families = table.families.iter().map(|f| f.name.as_slice()).collect();
-    }
-    if families.iter().all(|f| filter.is_family_essential(f)) {
-        return Ok(());
-    }
-    Err(Error::invalid("Reverse scan with loading CFs on demand is not supported").into())
-}
-
 fn next(call: &Call<'_>, g: &mut OpenScanner, id: u64, req: &pb::ScanRequest) -> CallResult {
     let scanners = &call.ctx.scanners;
     let config = call.ctx.db.config();
@@ -174,6 +147,7 @@ fn next(call: &Call<'_>, g: &mut OpenScanner, id: u64, req: &pb::ScanRequest) ->
         allow_partial: g.client_handles_partials,
     };
     let mut heartbeat = None;
+    let mut filter_done = false;
     let step =
         match &mut g.source {
             Source::Region { scanner, .. } => scanner
@@ -181,6 +155,7 @@ fn next(call: &Call<'_>, g: &mut OpenScanner, id: u64, req: &pb::ScanRequest) ->
                 .map_err(Error::from)
                 .inspect(|_| {
                     heartbeat = scanner.take_heartbeat();
+                    filter_done = scanner.filter_done();
                 }),
             Source::Meta(q) => {
                 let n = limits.rows.min(q.len());
@@ -203,15 +178,18 @@ fn next(call: &Call<'_>, g: &mut OpenScanner, id: u64, req: &pb::ScanRequest) ->
     }
     g.touch(scanners.now());
     let limit_reached = g.limit_of_rows > 0 && g.rows >= g.limit_of_rows;
-    if req.close_scanner.unwrap_or(false) || !more_in_region || limit_reached {
+    // As HBase: a call that returns nothing once the filter is done ends the scan
+    // (the client does not go on to the next region); one with results does not.
+    let scan_over = limit_reached || (filter_done && results.is_empty());
+    if req.close_scanner.unwrap_or(false) || !more_in_region || scan_over {
         scanners.close(id);
     }
     let mut cells = Vec::new();
     let beat = heartbeat.is_some() && results.is_empty();
     let mut resp = pb::ScanResponse {
         scanner_id: Some(id),
-        more_results: Some(!limit_reached),
-        more_results_in_region: Some(more_in_region && !limit_reached),
+        more_results: Some(!scan_over),
+        more_results_in_region: Some(more_in_region && !scan_over),
         ttl: Some(scanners.ttl_ms()),
         heartbeat_message: beat.then_some(true),
         cursor: heartbeat
