@@ -69,6 +69,7 @@ fn write(fs: &MemoryFs, cells: &[Cell], enc: DataBlockEncoding) -> u64 {
         encoding: enc,
         bloom: BloomType::None,
         include_tags: false,
+        compress_tags: false,
         ..WriterOptions::default()
     };
     let mut w = HFileWriter::create(fs, Path::new(enc.name()), opts).unwrap();
@@ -82,6 +83,7 @@ fn bench(c: &mut Criterion) {
     let fmt = CellFormat {
         includes_tags: false,
         includes_mvcc: true,
+        compress_tags: false,
     };
     for (layout, cells) in [("tall", tall()), ("wide", wide())] {
         let fs = MemoryFs::new();

@@ -16,6 +16,11 @@ impl<'a> Reader<'a> {
         Reader { buf, pos: 0, base }
     }
 
+    /// A corruption at the current position, in the reader's words.
+    pub(crate) fn corrupt(&self, reason: &str) -> HFileError {
+        HFileError::corrupt(self.base + self.pos as u64, reason)
+    }
+
     fn err(&self, what: &str) -> HFileError {
         HFileError::corrupt(
             self.base + self.pos as u64,

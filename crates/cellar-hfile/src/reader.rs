@@ -169,11 +169,6 @@ impl HFileReader {
         let tags_compressed = info
             .get(fi::TAGS_COMPRESSED)
             .is_some_and(|v| v.first() == Some(&1));
-        if includes_tags && tags_compressed && info.get_i32(fi::MAX_TAGS_LEN).unwrap_or(0) > 0 {
-            return Err(HFileError::Unsupported {
-                what: "dictionary-compressed tags".into(),
-            });
-        }
         let bloom = match bloom_meta {
             Some(meta) => {
                 let name = info
@@ -201,6 +196,7 @@ impl HFileReader {
             fmt: CellFormat {
                 includes_tags,
                 includes_mvcc,
+                compress_tags: includes_tags && tags_compressed,
             },
             compression,
             blocks_end,

@@ -33,6 +33,10 @@ pub struct WriterOptions {
     pub index_min_entries: usize,
     /// Write per-cell tags lengths (HFile v3 default).
     pub include_tags: bool,
+    /// Compress tags through a per-block dictionary in PREFIX, DIFF and FAST_DIFF
+    /// blocks (a family's `COMPRESS_TAGS`, HBase's default on; recorded as
+    /// `hfile.TAGS_COMPRESSED`).
+    pub compress_tags: bool,
     /// File creation time written as `hfile.CREATE_TIME_TS`.
     pub create_time: i64,
 }
@@ -49,6 +53,7 @@ impl Default for WriterOptions {
             index_block_max_size: 131072,
             index_min_entries: 16,
             include_tags: true,
+            compress_tags: false,
             create_time: 0,
         }
     }
@@ -122,6 +127,15 @@ impl HFileWriter {
             fmt: CellFormat {
                 includes_tags: opts.include_tags,
                 includes_mvcc: true,
+                // As HBase: tags are compressed only in the buffered encodings.
+                compress_tags: opts.include_tags
+                    && opts.compress_tags
+                    && matches!(
+                        opts.encoding,
+                        DataBlockEncoding::Prefix
+                            | DataBlockEncoding::Diff
+                            | DataBlockEncoding::FastDiff
+                    ),
             },
             block: Vec::new(),
             block_bytes: 0,
@@ -164,6 +178,12 @@ impl HFileWriter {
 
     /// Appends a cell; cells must come in sort order and share one family.
     pub fn append(&mut self, cell: Cell) -> Result<()> {
+        if self.fmt.compress_tags && crate::encoding::split_tags(cell.tags()).is_none() {
+            return Err(HFileError::InvalidOption(format!(
+                "malformed tags cannot be compressed: {}",
+                describe(&cell)
+            )));
+        }
         if let Some(last) = &self.last {
             if compare_cells(last, &cell) == std::cmp::Ordering::Greater {
                 return Err(HFileError::OutOfOrder {
@@ -337,7 +357,10 @@ impl HFileWriter {
         }
         if self.fmt.includes_tags {
             info.insert(fi::MAX_TAGS_LEN, (self.max_tags as i32).to_be_bytes());
-            info.insert(fi::TAGS_COMPRESSED, [0u8]);
+            // HBase records the family's setting for every encoding but NONE
+            // (ROW_INDEX_V1 says so and keeps its tags plain all the same).
+            let recorded = self.opts.compress_tags && self.opts.encoding != DataBlockEncoding::None;
+            info.insert(fi::TAGS_COMPRESSED, [u8::from(recorded)]);
         }
         // An empty tracker holds HBase's initial values (TimeRangeTracker).
         let (min, max) = if self.entries == 0 {

@@ -100,6 +100,9 @@ fn cells() -> Vec<Cell> {
                 format!("v{i}"),
             )
             .unwrap()
+            // Tags repeat, so compressed blocks hold dictionary indexes.
+            .with_tags([&[0u8, 2, 8, i as u8 % 3][..], &[0, 4, 1, b'a', b'c', b'l']].concat())
+            .unwrap()
         })
         .collect()
 }
@@ -111,6 +114,7 @@ fn encoded_blocks_with_damaged_lengths() {
     let fmt = CellFormat {
         includes_tags: true,
         includes_mvcc: true,
+        compress_tags: true,
     };
     for enc in [
         DataBlockEncoding::Prefix,

@@ -7,7 +7,7 @@ use cellar_types::Cell;
 
 use super::{
     after_cell, flat_key_common, make_cell, read_after_cell, read_row_and_qualifier,
-    unencoded_size, write_row_then_qualifier, CellFormat, PrevKey,
+    unencoded_size, write_row_then_qualifier, BlockTags, CellFormat, PrevKey,
 };
 use crate::bytes::{put_cint, Reader};
 use crate::error::{HFileError, Result};
@@ -42,6 +42,7 @@ fn read_long(r: &mut Reader<'_>, n: usize) -> Result<i64> {
 
 /// Encodes cells; returns the unencoded size.
 pub(super) fn encode(cells: &[Cell], fmt: CellFormat, out: &mut Vec<u8>) -> usize {
+    let mut tags = BlockTags::new(fmt);
     let mut size = 0;
     let mut prev: Option<&Cell> = None;
     for cell in cells {
@@ -125,7 +126,7 @@ pub(super) fn encode(cells: &[Cell], fmt: CellFormat, out: &mut Vec<u8>) -> usiz
             out.push(cell.cell_type().code());
         }
         out.extend_from_slice(cell.value());
-        after_cell(cell, fmt, out);
+        after_cell(cell, fmt, &mut tags, out);
         size += unencoded_size(cell, fmt);
         prev = Some(cell);
     }
@@ -133,6 +134,7 @@ pub(super) fn encode(cells: &[Cell], fmt: CellFormat, out: &mut Vec<u8>) -> usiz
 }
 
 pub(super) fn decode(body: &[u8], fmt: CellFormat, offset: u64) -> Result<Vec<Cell>> {
+    let mut tags = BlockTags::new(fmt);
     let mut r = Reader::new(body, offset);
     let mut cells = Vec::new();
     if r.is_empty() {
@@ -183,14 +185,14 @@ pub(super) fn decode(body: &[u8], fmt: CellFormat, offset: u64) -> Result<Vec<Ce
             prev.type_code
         };
         let value = r.bytes(value_len)?;
-        let (tags, seq) = read_after_cell(&mut r, fmt)?;
+        let (tags_read, seq) = read_after_cell(&mut r, fmt, &mut tags)?;
         prev.row = row;
         prev.qualifier = qualifier;
         prev.timestamp = ts;
         prev.type_code = type_code;
         prev.key_len = key_len;
         prev.value_len = value_len;
-        cells.push(make_cell(&prev, value, tags, seq)?);
+        cells.push(make_cell(&prev, value, &tags_read, seq)?);
         first = false;
     }
     Ok(cells)

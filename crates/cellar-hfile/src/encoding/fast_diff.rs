@@ -7,7 +7,7 @@ use cellar_types::{Cell, KeyRef};
 use super::diff::relocate;
 use super::{
     after_cell, common_prefix, flat_key_common, make_cell, read_after_cell, read_row_and_qualifier,
-    unencoded_size, write_row_then_qualifier, CellFormat, PrevKey,
+    unencoded_size, write_row_then_qualifier, BlockTags, CellFormat, PrevKey,
 };
 use crate::bytes::{put_cint, Reader};
 use crate::error::{HFileError, Result};
@@ -20,6 +20,7 @@ const SAME_VALUE: u8 = 0x40;
 
 /// Encodes cells; returns the unencoded size.
 pub(super) fn encode(cells: &[Cell], fmt: CellFormat, out: &mut Vec<u8>) -> usize {
+    let mut tags = BlockTags::new(fmt);
     let mut size = 0;
     let mut prev: Option<&Cell> = None;
     for cell in cells {
@@ -76,7 +77,7 @@ pub(super) fn encode(cells: &[Cell], fmt: CellFormat, out: &mut Vec<u8>) -> usiz
                 }
             }
         }
-        after_cell(cell, fmt, out);
+        after_cell(cell, fmt, &mut tags, out);
         size += unencoded_size(cell, fmt);
         prev = Some(cell);
     }
@@ -84,6 +85,7 @@ pub(super) fn encode(cells: &[Cell], fmt: CellFormat, out: &mut Vec<u8>) -> usiz
 }
 
 pub(super) fn decode(body: &[u8], fmt: CellFormat, offset: u64) -> Result<Vec<Cell>> {
+    let mut tags = BlockTags::new(fmt);
     let mut r = Reader::new(body, offset);
     let mut cells = Vec::new();
     let mut prev = PrevKey::default();
@@ -139,11 +141,11 @@ pub(super) fn decode(body: &[u8], fmt: CellFormat, offset: u64) -> Result<Vec<Ce
             }
             prev_value
         };
-        let (tags, seq) = read_after_cell(&mut r, fmt)?;
+        let (tags_read, seq) = read_after_cell(&mut r, fmt, &mut tags)?;
         prev.key_len = key_len;
         prev.value_len = value_len;
         prev_value = value;
-        cells.push(make_cell(&prev, value, tags, seq)?);
+        cells.push(make_cell(&prev, value, &tags_read, seq)?);
         first = false;
     }
     Ok(cells)

@@ -8,9 +8,11 @@ mod none;
 mod prefix;
 mod row_index;
 
-use cellar_types::{Bytes, Cell};
+use std::borrow::Cow;
 
-use crate::bytes::{put_cint, put_vlong, vlong_size, Reader};
+use cellar_types::{Bytes, Cell, LruDictionary, NOT_IN_DICTIONARY};
+
+use crate::bytes::{put_cint, put_pb_varint, put_vlong, vlong_size, Reader};
 use crate::error::{HFileError, Result};
 
 /// The per-file facts every encoder needs.
@@ -20,6 +22,9 @@ pub struct CellFormat {
     pub includes_tags: bool,
     /// Every cell is followed by its sequence id as a VLong (`KEY_VALUE_VERSION` = 1).
     pub includes_mvcc: bool,
+    /// Tags in PREFIX, DIFF and FAST_DIFF blocks go through a per-block dictionary
+    /// (`hfile.TAGS_COMPRESSED`; NONE and ROW_INDEX_V1 blocks keep them plain).
+    pub compress_tags: bool,
 }
 
 /// A data block encoding, by HBase's id.
@@ -176,12 +181,57 @@ fn unencoded_size(cell: &Cell, fmt: CellFormat) -> usize {
         }
 }
 
+/// The tags state of one block of a buffered encoder: with tag compression, HBase's
+/// `TagCompressionContext`, an LRU dictionary of `Byte.MAX_VALUE` entries emptied at
+/// every block, through which each tag (type and value) is written in full the first
+/// time and by index after.
+pub(super) struct BlockTags {
+    dict: Option<LruDictionary>,
+}
+
+impl BlockTags {
+    pub(super) fn new(fmt: CellFormat) -> BlockTags {
+        BlockTags {
+            dict: (fmt.includes_tags && fmt.compress_tags).then(|| LruDictionary::new(127)),
+        }
+    }
+}
+
+/// The tags of a cell one by one: (type and value) of each; `None` when a tag's
+/// length runs past the end.
+pub(crate) fn split_tags(tags: &[u8]) -> Option<Vec<&[u8]>> {
+    let mut out = Vec::new();
+    let mut pos = 0;
+    while pos < tags.len() {
+        let len = usize::from(u16::from_be_bytes([*tags.get(pos)?, *tags.get(pos + 1)?]));
+        let body = tags.get(pos + 2..pos + 2 + len)?;
+        out.push(body);
+        pos += 2 + len;
+    }
+    Some(out)
+}
+
 /// Writes what follows each cell in the buffered encoders: tags (7-bit length, then
-/// bytes) and the sequence id.
-fn after_cell(cell: &Cell, fmt: CellFormat, out: &mut Vec<u8>) {
+/// the bytes, or each tag through the block's dictionary) and the sequence id.
+fn after_cell(cell: &Cell, fmt: CellFormat, tags: &mut BlockTags, out: &mut Vec<u8>) {
     if fmt.includes_tags {
         put_cint(out, cell.tags().len());
-        out.extend_from_slice(cell.tags());
+        match (&mut tags.dict, split_tags(cell.tags())) {
+            (Some(dict), Some(each)) => {
+                for t in each {
+                    match dict.find(t) {
+                        Some(idx) => out.extend_from_slice(&idx.to_be_bytes()),
+                        None => {
+                            out.push(NOT_IN_DICTIONARY);
+                            put_pb_varint(out, t.len() as u64);
+                            out.extend_from_slice(t);
+                        }
+                    }
+                }
+            }
+            // The writer refuses malformed tags when it compresses them.
+            _ => out.extend_from_slice(cell.tags()),
+        }
     }
     if fmt.includes_mvcc {
         put_vlong(out, cell.seq_id() as i64);
@@ -189,19 +239,64 @@ fn after_cell(cell: &Cell, fmt: CellFormat, out: &mut Vec<u8>) {
 }
 
 /// Reads what follows each cell in the buffered encoders: (tags, seq id).
-fn read_after_cell<'a>(r: &mut Reader<'a>, fmt: CellFormat) -> Result<(&'a [u8], u64)> {
-    let tags = if fmt.includes_tags {
+fn read_after_cell<'a>(
+    r: &mut Reader<'a>,
+    fmt: CellFormat,
+    tags: &mut BlockTags,
+) -> Result<(Cow<'a, [u8]>, u64)> {
+    let read = if fmt.includes_tags {
         let n = r.cint()?;
-        r.bytes(n)?
+        match &mut tags.dict {
+            Some(dict) if n > 0 => Cow::Owned(uncompress_tags(r, dict, n)?),
+            _ => Cow::Borrowed(r.bytes(n)?),
+        }
     } else {
-        &[]
+        Cow::Borrowed(&[][..])
     };
     let seq = if fmt.includes_mvcc {
         r.vlong()? as u64
     } else {
         0
     };
-    Ok((tags, seq))
+    Ok((read, seq))
+}
+
+/// `TagCompressionContext.uncompressTags`: `len` bytes of tags, each tag written in
+/// full (0xFF, varint length, bytes; added to the dictionary) or as a 2-byte index.
+fn uncompress_tags(r: &mut Reader<'_>, dict: &mut LruDictionary, len: usize) -> Result<Vec<u8>> {
+    // A cell's tags fit a u16 length in a KeyValue.
+    if len > usize::from(u16::MAX) {
+        return Err(r.corrupt("tags longer than 65535 bytes"));
+    }
+    let mut out = Vec::with_capacity(len.min(r.remaining() * 2));
+    while out.len() < len {
+        let status = r.u8()?;
+        if status == NOT_IN_DICTIONARY {
+            let n =
+                usize::try_from(r.pb_varint()?).map_err(|_| r.corrupt("tag length overflows"))?;
+            let t = r.bytes(n)?;
+            let n16 = u16::try_from(n).map_err(|_| r.corrupt("tag longer than 65535 bytes"))?;
+            out.extend_from_slice(&n16.to_be_bytes());
+            out.extend_from_slice(t);
+            dict.add(t);
+        } else {
+            let low = r.u8()?;
+            if status & 0x80 != 0 {
+                return Err(r.corrupt("negative tag dictionary index"));
+            }
+            let idx = u16::from_be_bytes([status, low]);
+            let t = dict
+                .get(idx)
+                .ok_or_else(|| r.corrupt("tag dictionary index with no entry"))?;
+            // A tag read by index is at most as long as the one it repeats.
+            out.extend_from_slice(&(t.len() as u16).to_be_bytes());
+            out.extend_from_slice(t);
+        }
+    }
+    if out.len() != len {
+        return Err(r.corrupt("compressed tags longer than their length"));
+    }
+    Ok(out)
 }
 
 /// Common prefix length of two byte strings.

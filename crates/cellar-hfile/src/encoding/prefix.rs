@@ -2,12 +2,13 @@
 
 use cellar_types::Cell;
 
-use super::{after_cell, flat_key_common, read_after_cell, unencoded_size, CellFormat};
+use super::{after_cell, flat_key_common, read_after_cell, unencoded_size, BlockTags, CellFormat};
 use crate::bytes::{put_cint, Reader};
 use crate::error::{HFileError, Result};
 
 /// Encodes cells; returns the unencoded size.
 pub(super) fn encode(cells: &[Cell], fmt: CellFormat, out: &mut Vec<u8>) -> usize {
+    let mut tags = BlockTags::new(fmt);
     let mut size = 0;
     let mut key = Vec::new();
     let mut prev: Option<&Cell> = None;
@@ -20,7 +21,7 @@ pub(super) fn encode(cells: &[Cell], fmt: CellFormat, out: &mut Vec<u8>) -> usiz
         put_cint(out, common);
         out.extend_from_slice(&key[common..]);
         out.extend_from_slice(cell.value());
-        after_cell(cell, fmt, out);
+        after_cell(cell, fmt, &mut tags, out);
         size += unencoded_size(cell, fmt);
         prev = Some(cell);
     }
@@ -28,6 +29,7 @@ pub(super) fn encode(cells: &[Cell], fmt: CellFormat, out: &mut Vec<u8>) -> usiz
 }
 
 pub(super) fn decode(body: &[u8], fmt: CellFormat, offset: u64) -> Result<Vec<Cell>> {
+    let mut tags = BlockTags::new(fmt);
     let mut r = Reader::new(body, offset);
     let mut cells = Vec::new();
     let mut key: Vec<u8> = Vec::new();
@@ -44,8 +46,8 @@ pub(super) fn decode(body: &[u8], fmt: CellFormat, offset: u64) -> Result<Vec<Ce
         key.truncate(common);
         key.extend_from_slice(r.bytes(rest)?);
         let value = r.bytes(value_len)?;
-        let (tags, seq) = read_after_cell(&mut r, fmt)?;
-        cells.push(Cell::from_key(&key, value, seq, tags)?);
+        let (tags_read, seq) = read_after_cell(&mut r, fmt, &mut tags)?;
+        cells.push(Cell::from_key(&key, value, seq, &tags_read)?);
     }
     Ok(cells)
 }

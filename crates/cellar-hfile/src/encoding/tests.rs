@@ -4,24 +4,60 @@ use super::*;
 use cellar_types::CellType;
 use proptest::prelude::*;
 
-const FORMATS: [CellFormat; 4] = [
+const FORMATS: [CellFormat; 6] = [
     CellFormat {
         includes_tags: false,
         includes_mvcc: false,
+        compress_tags: false,
     },
     CellFormat {
         includes_tags: true,
         includes_mvcc: false,
+        compress_tags: false,
     },
     CellFormat {
         includes_tags: false,
         includes_mvcc: true,
+        compress_tags: false,
     },
     CellFormat {
         includes_tags: true,
         includes_mvcc: true,
+        compress_tags: false,
+    },
+    CellFormat {
+        includes_tags: true,
+        includes_mvcc: true,
+        compress_tags: true,
+    },
+    CellFormat {
+        includes_tags: true,
+        includes_mvcc: false,
+        compress_tags: true,
     },
 ];
+
+/// Serialized tags: each a 2-byte length, a type and a value, drawn from few
+/// choices so that a block's tag dictionary finds repeats.
+fn arb_tags() -> impl Strategy<Value = Vec<u8>> {
+    let tag = (
+        prop_oneof![Just(1u8), Just(8u8), any::<u8>()],
+        prop_oneof![
+            Just(Vec::new()),
+            Just(b"acl".to_vec()),
+            prop::collection::vec(any::<u8>(), 0..5)
+        ],
+    );
+    prop::collection::vec(tag, 0..4).prop_map(|tags| {
+        let mut out = Vec::new();
+        for (t, v) in tags {
+            out.extend_from_slice(&(1 + v.len() as u16).to_be_bytes());
+            out.push(t);
+            out.extend_from_slice(&v);
+        }
+        out
+    })
+}
 
 fn cell(row: &[u8], q: &[u8], ts: i64, t: CellType, v: &[u8], seq: u64) -> Cell {
     Cell::new(row, &b"f"[..], q, ts, t, v)
@@ -55,7 +91,7 @@ fn arb_cells() -> impl Strategy<Value = Vec<Cell>> {
             prop::collection::vec(any::<u8>(), 0..20)
         ],
         0u64..1_000_000,
-        prop_oneof![Just(Vec::new()), prop::collection::vec(any::<u8>(), 1..6)],
+        arb_tags(),
     );
     prop::collection::vec(one, 1..60).prop_map(|v| {
         let mut cells: Vec<Cell> = v
@@ -116,6 +152,7 @@ fn prefix_layout_matches_hbase() {
     let fmt = CellFormat {
         includes_tags: false,
         includes_mvcc: false,
+        compress_tags: false,
     };
     let a = cell(b"row1", b"q", 5, CellType::Put, b"v", 0);
     let b = cell(b"row2", b"q", 5, CellType::Put, b"w", 0);
@@ -140,6 +177,7 @@ fn fast_diff_layout_matches_hbase() {
     let fmt = CellFormat {
         includes_tags: false,
         includes_mvcc: false,
+        compress_tags: false,
     };
     let a = cell(b"r", b"a", 0x0102, CellType::Put, b"v", 0);
     let b = cell(b"r", b"b", 0x0103, CellType::Put, b"v", 0);
@@ -160,6 +198,7 @@ fn diff_layout_matches_hbase() {
     let fmt = CellFormat {
         includes_tags: false,
         includes_mvcc: false,
+        compress_tags: false,
     };
     let a = cell(b"r", b"a", 1000, CellType::Put, b"v", 0);
     let b = cell(b"r", b"a", 998, CellType::Put, b"w", 0);
@@ -194,6 +233,7 @@ fn row_index_layout_matches_hbase() {
     let fmt = CellFormat {
         includes_tags: false,
         includes_mvcc: false,
+        compress_tags: false,
     };
     let cells = [
         cell(b"a", b"1", 1, CellType::Put, b"", 0),
