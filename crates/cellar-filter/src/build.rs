@@ -78,7 +78,8 @@ pub fn build(spec: &FilterSpec) -> Result<Box<dyn Filter>, BuildError> {
             done: false,
             reversed: false,
         }),
-        FilterSpec::Timestamps(ts) => Box::new(column::Timestamps::new(ts)),
+        FilterSpec::Timestamps(ts) => Box::new(column::Timestamps::new(ts, false)),
+        FilterSpec::TimestampsCanHint(ts) => Box::new(column::Timestamps::new(ts, true)),
         FilterSpec::Row(op, c) => Box::new(row::RowCompare {
             op: *op,
             cmp: compile(c)?,

@@ -399,9 +399,8 @@ impl Filter for WhileMatchFilter {
     fn next_cell_hint(&self, cell: &Cell) -> Option<Vec<u8>> {
         self.inner.next_cell_hint(cell)
     }
-    fn set_reversed(&mut self, reversed: bool) {
-        self.inner.set_reversed(reversed);
-    }
+    // Not passed on: HBase marks only the scan's top filter (and a FilterList its
+    // members) reversed, so the wrapped filter runs as in a forward scan.
 }
 
 /// Drops a whole row when its filter rejects any of the row's cells.
@@ -450,7 +449,6 @@ impl Filter for SkipFilter {
     fn next_cell_hint(&self, cell: &Cell) -> Option<Vec<u8>> {
         self.inner.next_cell_hint(cell)
     }
-    fn set_reversed(&mut self, reversed: bool) {
-        self.inner.set_reversed(reversed);
-    }
+    // Not passed on: HBase marks only the scan's top filter (and a FilterList its
+    // members) reversed, so the wrapped filter runs as in a forward scan.
 }

@@ -3,7 +3,8 @@
 //! WhileMatchFilter does not pass `filterRowCells` on, SkipFilter does not pass the row
 //! key on, and which trees have row-level
 //! hooks (`hasFilterRow`) agrees between the filter spec and the built filter;
-//! MultipleColumnPrefixFilter refuses a prefix given twice.
+//! MultipleColumnPrefixFilter refuses a prefix given twice; wrappers do not pass the
+//! reversed flag on.
 
 use cellar_filter::{build, Comparator, CompareOp, FilterSpec, ListOp};
 use cellar_types::Cell;
@@ -119,4 +120,19 @@ fn while_match_passes_nothing_after_its_filter_rejects_a_cell() {
     // ...and a later cell of the same row that the prefix would take is not passed.
     let q2 = Cell::put("r4", "b", "q2", 17, "v19").unwrap();
     assert!(!f.filter_cell(&q2).includes());
+}
+
+#[test]
+fn wrappers_do_not_pass_the_reversed_flag_on() {
+    // HBase marks only the top filter reversed: inside WhileMatch, InclusiveStop still
+    // runs forward, so in a reversed scan from r6 it ends the scan at once.
+    let spec = FilterSpec::WhileMatch(Box::new(FilterSpec::InclusiveStop(b"r4".to_vec())));
+    let mut f = build(&spec).unwrap();
+    f.set_reversed(true);
+    assert!(f.filter_row_key(b"r6"));
+    assert!(f.filter_all_remaining());
+    // Alone, reversed, it keeps r6 (r4 is its stop going down).
+    let mut alone = build(&FilterSpec::InclusiveStop(b"r4".to_vec())).unwrap();
+    alone.set_reversed(true);
+    assert!(!alone.filter_row_key(b"r6"));
 }

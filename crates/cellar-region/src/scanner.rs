@@ -34,6 +34,9 @@ pub struct StoreScanner {
     /// Whether the scan's filter needs this family to decide on a row (HBase's
     /// `isFamilyEssential`); the others are read on demand, for rows already kept.
     essential: bool,
+    /// Closed for the rest of the scan: asked for a cell once the filter was done
+    /// (HBase's matcher answers DONE_SCAN and its store scanner closes).
+    closed: bool,
 }
 
 fn last_on_column(cell: &Cell) -> Vec<u8> {
@@ -56,6 +59,7 @@ impl StoreScanner {
             max_row_size,
             pending: None,
             essential: true,
+            closed: false,
         }
     }
 
@@ -76,6 +80,9 @@ impl StoreScanner {
 
     /// The row read next (reversed: the greatest row left).
     pub fn peek_row(&self) -> Option<&[u8]> {
+        if self.closed {
+            return None;
+        }
         if let Some((c, _)) = &self.pending {
             return Some(c.row());
         }
@@ -125,6 +132,13 @@ impl StoreScanner {
             self.heap.focus(row);
         }
         while let Some(cell) = self.heap.peek() {
+            // As HBase's matcher, a done filter is asked before the row is: the store
+            // closes at the next cell it is asked about, of this row or the next.
+            if filter.as_deref().is_some_and(|f| f.filter_all_remaining()) {
+                self.closed = true;
+                self.pending = None;
+                return Ok(RowProgress::Done);
+            }
             if cell.row() != row {
                 return Ok(RowProgress::Done);
             }
@@ -186,13 +200,24 @@ impl StoreScanner {
                 out.push(c);
             }
             if ends_row {
+                self.close_if_done(filter.as_deref());
                 return Ok(RowProgress::Done);
             }
         }
         if self.heap.is_reversed() {
             self.heap.step_back(row)?;
         }
+        self.close_if_done(filter.as_deref());
         Ok(RowProgress::Done)
+    }
+
+    /// Once the row's cells are read, HBase's store scanner looks at the next cell it
+    /// holds (of the next row in the scan's direction) and asks the matcher, which
+    /// asks a done filter first: the store closes if it holds more.
+    fn close_if_done(&mut self, filter: Option<&(dyn Filter + 'static)>) {
+        if filter.is_some_and(|f| f.filter_all_remaining()) && self.peek_row().is_some() {
+            self.closed = true;
+        }
     }
 
     /// Counts a returned cell against the call's bytes and the row size limit.
@@ -326,12 +351,10 @@ impl RegionScanner {
                 }
             }
             if self.current.is_none() {
-                if self.scan.limit.is_some_and(|l| self.rows >= l)
-                    || self
-                        .filter
-                        .as_ref()
-                        .is_some_and(|f| f.filter_all_remaining())
-                {
+                // A done filter is not asked here: as in HBase, the filter is reset
+                // between rows and asked after (see `row_done`), and a store asked
+                // for a cell while it is done closes (`StoreScanner::read_row`).
+                if self.scan.limit.is_some_and(|l| self.rows >= l) {
                     self.done = true;
                     break;
                 }
@@ -359,6 +382,10 @@ impl RegionScanner {
                 if let Some(f) = &mut self.filter {
                     f.reset();
                     if f.filter_row_key(&row) {
+                        if f.filter_all_remaining() {
+                            self.done = true;
+                            break;
+                        }
                         let hint = self.stores[..self.essential]
                             .iter()
                             .find(|s| s.peek_row() == Some(row.as_slice()))
@@ -426,6 +453,9 @@ impl RegionScanner {
                 if cells.is_empty() {
                     continue;
                 }
+                // HBase asks a done filter after each Result, and ends the region's
+                // scan even inside a row; filters are reset only between rows.
+                self.done = self.filter_done();
                 return Ok(Some(RowResult {
                     row,
                     cells,
@@ -447,6 +477,7 @@ impl RegionScanner {
             if !cells.is_empty() || returned_before {
                 self.rows += 1;
             }
+            self.row_done();
             return Ok(Some(RowResult {
                 row,
                 cells,
@@ -458,10 +489,27 @@ impl RegionScanner {
         Ok(None)
     }
 
+    /// After a row is returned whole: the filter is reset for the next row and then
+    /// asked whether it is done (HBase's `nextRaw`), so a filter whose state a reset
+    /// clears (ColumnCountGetFilter) goes on with the stores still open.
+    fn row_done(&mut self) {
+        if let Some(f) = &mut self.filter {
+            f.reset();
+            if f.filter_all_remaining() {
+                self.done = true;
+            }
+        }
+    }
+
     /// The filter's row hooks on the cells read of a row: false when the row is
     /// dropped. A row none of whose needed families had a cell is dropped too (HBase
-    /// does not visit it), unless fragments of it were returned already.
+    /// does not visit it), unless fragments of it were returned already. A row whose
+    /// cells `filterRowCells` removed is not dropped here: as HBase's, it goes on to
+    /// the families read on demand, and is skipped only if it ends up empty.
     fn keep_row(&mut self, cells: &mut Vec<Cell>, returned_before: bool) -> bool {
+        if cells.is_empty() {
+            return returned_before;
+        }
         if let Some(f) = &mut self.filter {
             // As HBase's FilterWrapper: filterRow is asked only about rows that
             // still have cells.
@@ -469,10 +517,11 @@ impl RegionScanner {
                 f.filter_row_cells(cells);
                 if !cells.is_empty() && f.filter_row() {
                     cells.clear();
+                    return returned_before;
                 }
             }
         }
-        !cells.is_empty() || returned_before
+        true
     }
 
     fn skip_row(&mut self, row: &[u8], hint: Option<Vec<u8>>) -> Result<()> {

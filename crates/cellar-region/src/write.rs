@@ -559,15 +559,10 @@ impl Region {
             };
             let value = old_value.wrapping_add(*delta);
             let cell = Cell::put(row, f.as_slice(), q.as_slice(), ts, value.to_be_bytes())?;
-            // A delta of 0 changes nothing and is not written, except on a column's first
-            // write, which creates the counter at 0 (as HBase 2's `reckonDeltas`).
-            match old.first() {
-                Some(existing) if *delta == 0 => results.push(existing.clone()),
-                _ => {
-                    results.push(cell.clone());
-                    out.push(cell);
-                }
-            }
+            // Every delta is written, 0 included: HBase 2.6's `reckonDeltas` writes a
+            // new version with the same value (found by the HBase oracle).
+            results.push(cell.clone());
+            out.push(cell);
         }
         Ok(())
     }

@@ -219,13 +219,15 @@ impl Filter for QualifierCompare {
 pub struct Timestamps {
     set: BTreeSet<i64>,
     min: i64,
+    /// Seek to the next listed timestamp instead of skipping (HBase's `canHint`).
+    can_hint: bool,
 }
 
 impl Timestamps {
-    pub fn new(ts: &[i64]) -> Timestamps {
+    pub fn new(ts: &[i64], can_hint: bool) -> Timestamps {
         let set: BTreeSet<i64> = ts.iter().copied().collect();
         let min = set.iter().next().copied().unwrap_or(i64::MAX);
-        Timestamps { set, min }
+        Timestamps { set, min, can_hint }
     }
 }
 
@@ -236,9 +238,12 @@ impl Filter for Timestamps {
             ReturnCode::Include
         } else if ts < self.min {
             ReturnCode::NextCol
-        } else {
+        } else if self.can_hint {
             // Seek to the next listed (smaller) timestamp of the column.
             ReturnCode::SeekNextUsingHint
+        } else {
+            // Step on: the column's delete markers between here and there are seen.
+            ReturnCode::Skip
         }
     }
     fn next_cell_hint(&self, cell: &Cell) -> Option<Vec<u8>> {

@@ -220,7 +220,11 @@ fn from_pb(f: &pb::Filter, depth: usize) -> Result<FilterSpec> {
         }
         "TimestampsFilter" => {
             let m: pb::TimestampsFilter = decode(s, "TimestampsFilter")?;
-            FilterSpec::Timestamps(m.timestamps)
+            if m.can_hint.unwrap_or(false) {
+                FilterSpec::TimestampsCanHint(m.timestamps)
+            } else {
+                FilterSpec::Timestamps(m.timestamps)
+            }
         }
         "RowFilter" => {
             let m: pb::RowFilter = decode(s, "RowFilter")?;
@@ -403,6 +407,13 @@ pub fn filter_to_pb(f: &FilterSpec) -> pb::Filter {
                 can_hint: None,
             },
         ),
+        FilterSpec::TimestampsCanHint(ts) => wrap(
+            "TimestampsFilter",
+            pb::TimestampsFilter {
+                timestamps: ts.clone(),
+                can_hint: Some(true),
+            },
+        ),
         FilterSpec::Row(o, c) => wrap(
             "RowFilter",
             pb::RowFilter {
@@ -546,6 +557,7 @@ mod tests {
             FilterSpec::Page(10),
             FilterSpec::InclusiveStop(b"z".to_vec()),
             FilterSpec::Timestamps(vec![1, 5]),
+            FilterSpec::TimestampsCanHint(vec![2, 7]),
             FilterSpec::Row(CompareOp::Less, bin.clone()),
             FilterSpec::Family(CompareOp::Equal, Comparator::BinaryPrefix(b"f".to_vec())),
             FilterSpec::Qualifier(CompareOp::NotEqual, Comparator::substring("AbC")),

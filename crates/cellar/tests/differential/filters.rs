@@ -95,11 +95,17 @@ fn leaf(rng: &mut StdRng) -> FilterSpec {
         7 => FilterSpec::ColumnCountGet(rng.random_range(1..=4)),
         8 => FilterSpec::Page(rng.random_range(1..=4)),
         9 => FilterSpec::InclusiveStop(r(rng).into_bytes()),
-        10 => FilterSpec::Timestamps(
-            (0..rng.random_range(1..=3))
+        10 => {
+            let ts = (0..rng.random_range(1..=3))
                 .map(|_| rng.random_range(1..=30))
-                .collect(),
-        ),
+                .collect();
+            // Both forms HBase takes: stepping (its client's default) and seeking.
+            if rng.random_bool(0.3) {
+                FilterSpec::TimestampsCanHint(ts)
+            } else {
+                FilterSpec::Timestamps(ts)
+            }
+        }
         11 => {
             let (o, c) = {
                 let o = r(rng);
