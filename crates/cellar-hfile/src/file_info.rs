@@ -19,7 +19,11 @@ pub const TIMERANGE: &[u8] = b"TIMERANGE";
 pub const EARLIEST_PUT_TS: &[u8] = b"EARLIEST_PUT_TS";
 pub const DELETE_FAMILY_COUNT: &[u8] = b"DELETE_FAMILY_COUNT";
 pub const BLOOM_FILTER_TYPE: &[u8] = b"BLOOM_FILTER_TYPE";
-pub const BLOOM_PARAM: &[u8] = b"BLOOM_PARAM";
+/// The bloom's parameter, the prefix length of ROWPREFIX_FIXED_LENGTH (HBase's
+/// `BLOOM_FILTER_PARAM_KEY`).
+pub const BLOOM_PARAM: &[u8] = b"BLOOM_FILTER_PARAM";
+/// The name earlier Cellar versions wrote it under (read still).
+pub const BLOOM_PARAM_OLD: &[u8] = b"BLOOM_PARAM";
 pub const LAST_BLOOM_KEY: &[u8] = b"LAST_BLOOM_KEY";
 pub const DATA_BLOCK_ENCODING: &[u8] = b"DATA_BLOCK_ENCODING";
 pub const MAJOR_COMPACTION_KEY: &[u8] = b"MAJOR_COMPACTION_KEY";

@@ -168,7 +168,7 @@ impl HFileReader {
         let includes_mvcc = info.get_i32(fi::KEY_VALUE_VERSION) == Some(1);
         let tags_compressed = info
             .get(fi::TAGS_COMPRESSED)
-            .is_some_and(|v| v.first() == Some(&1));
+            .is_some_and(|v| v.first().is_some_and(|b| *b != 0));
         let bloom = match bloom_meta {
             Some(meta) => {
                 let name = info
@@ -176,6 +176,7 @@ impl HFileReader {
                     .map(|v| String::from_utf8_lossy(v).into_owned());
                 let prefix = info
                     .get_i32(fi::BLOOM_PARAM)
+                    .or_else(|| info.get_i32(fi::BLOOM_PARAM_OLD))
                     .and_then(|n| usize::try_from(n).ok());
                 let t = name
                     .as_deref()

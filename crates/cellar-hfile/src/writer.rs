@@ -360,7 +360,8 @@ impl HFileWriter {
             // HBase records the family's setting for every encoding but NONE
             // (ROW_INDEX_V1 says so and keeps its tags plain all the same).
             let recorded = self.opts.compress_tags && self.opts.encoding != DataBlockEncoding::None;
-            info.insert(fi::TAGS_COMPRESSED, [u8::from(recorded)]);
+            // `Bytes.toBytes(boolean)`: 0xFF for true.
+            info.insert(fi::TAGS_COMPRESSED, [if recorded { 0xFF } else { 0 }]);
         }
         // An empty tracker holds HBase's initial values (TimeRangeTracker).
         let (min, max) = if self.entries == 0 {

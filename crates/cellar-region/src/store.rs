@@ -433,7 +433,8 @@ impl Store {
         let dest = self.dir.join(&name);
         let mut w = HFileWriter::create(self.fs.as_ref(), &dest, self.writer_options(now))?;
         w.add_file_info(fi::MAX_SEQ_ID_KEY, (max_seq_id as i64).to_be_bytes());
-        w.add_file_info(fi::MAJOR_COMPACTION_KEY, vec![major as u8]);
+        // `Bytes.toBytes(boolean)`, as HBase writes it: 0xFF for true.
+        w.add_file_info(fi::MAJOR_COMPACTION_KEY, vec![if major { 0xFF } else { 0 }]);
         if !compacted.is_empty() {
             w.add_file_info(COMPACTED_FILES, compacted.join("\n").into_bytes());
         }

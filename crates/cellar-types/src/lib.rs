@@ -8,6 +8,7 @@ mod dictionary;
 mod error;
 mod escape;
 mod key;
+mod tags;
 
 pub use bytes::Bytes;
 pub use cell::{Cell, CellType, LATEST_TIMESTAMP, MAX_FAMILY_LEN, MAX_ROW_LEN};
@@ -16,3 +17,4 @@ pub use dictionary::{LruDictionary, NOT_IN_DICTIONARY};
 pub use error::{Result, TypesError};
 pub use escape::{from_hex, from_string_binary, to_hex, to_string_binary};
 pub use key::{KeyRef, KEY_INFRASTRUCTURE_SIZE};
+pub use tags::tag_bodies;

@@ -95,10 +95,11 @@ fn print_keys_values_and_one_row() {
         out,
         "K: user0007/m:q00000/1000/Put/vlen=10/seqid=1 V: \\x07\\x07\\x07\\x07\\x07\\x07\\x07\\x07\\x07\\x07\n\
          K: user0007/m:q00001/1001/Put/vlen=10/seqid=1 V: \\x07\\x07\\x07\\x07\\x07\\x07\\x07\\x07\\x07\\x07\n\
-         K: user0007/m:q00002/1002/Put/vlen=10/seqid=1 V: \\x07\\x07\\x07\\x07\\x07\\x07\\x07\\x07\\x07\\x07\n"
+         K: user0007/m:q00002/1002/Put/vlen=10/seqid=1 V: \\x07\\x07\\x07\\x07\\x07\\x07\\x07\\x07\\x07\\x07\n\
+         Scanned kv count -> 3\n"
     );
     let (_, out, _) = cellar(&["-e", "-w", "user0150\\x00wide", "-f", p]);
-    assert_eq!(out.lines().count(), 5000);
+    assert_eq!(out.lines().count(), 5001);
     assert!(out.starts_with("K: user0150\\x00wide/m:q00000/1000/Put/vlen=10/seqid=1\n"));
     let (code, out, _) = cellar(&["-k", "-f", p]);
     assert_eq!((code, out.as_str()), (0, ""));
@@ -162,4 +163,32 @@ fn bad_input_is_a_clear_error() {
     assert!(err.contains("not found"), "{err}");
     let (code, _, _) = cellar(&[]);
     assert_eq!(code, 2);
+}
+
+/// HBase 2.6's writer made one set of cells in every encoding × compression × bloom
+/// (testdata/hfile/hbase-2.6/PROVENANCE.md); `cells.txt` is its HFilePrettyPrinter's
+/// `-p` output for each of them, tags included. `cellar hfile -p` prints exactly that.
+#[test]
+fn prints_hbase_26_files_as_hbase_does() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata/hfile/hbase-2.6");
+    let want = std::fs::read_to_string(dir.join("cells.txt")).unwrap();
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "hfile"))
+        .collect();
+    files.sort();
+    assert_eq!(files.len(), 100);
+    for f in files {
+        let (code, out, err) = cellar(&["-p", "-f", f.to_str().unwrap()]);
+        assert_eq!(code, 0, "{}: {err}", f.display());
+        if out != want {
+            let first = out
+                .lines()
+                .zip(want.lines())
+                .find(|(a, b)| a != b)
+                .map(|(a, b)| format!("cellar: {a}\nHBase:  {b}"));
+            panic!("{} prints differently:\n{first:?}", f.display());
+        }
+    }
 }

@@ -197,18 +197,9 @@ impl BlockTags {
     }
 }
 
-/// The tags of a cell one by one: (type and value) of each; `None` when a tag's
-/// length runs past the end.
+/// The tags of a cell one by one (type and value of each); `None` when malformed.
 pub(crate) fn split_tags(tags: &[u8]) -> Option<Vec<&[u8]>> {
-    let mut out = Vec::new();
-    let mut pos = 0;
-    while pos < tags.len() {
-        let len = usize::from(u16::from_be_bytes([*tags.get(pos)?, *tags.get(pos + 1)?]));
-        let body = tags.get(pos + 2..pos + 2 + len)?;
-        out.push(body);
-        pos += 2 + len;
-    }
-    Some(out)
+    cellar_types::tag_bodies(tags)
 }
 
 /// Writes what follows each cell in the buffered encoders: tags (7-bit length, then

@@ -74,8 +74,9 @@ pub fn run(args: &HFileArgs) -> ExitCode {
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     let mut failed_check = false;
+    let mut count = 0u64;
     for file in &files {
-        match run_one(args, file, &mut out) {
+        match run_one(args, file, &mut out, &mut count) {
             Ok(ok) => failed_check |= !ok,
             Err(ToolError::Output(e)) if e.kind() == io::ErrorKind::BrokenPipe => {
                 return ExitCode::SUCCESS;
@@ -83,6 +84,14 @@ pub fn run(args: &HFileArgs) -> ExitCode {
             Err(e) => {
                 let _ = out.flush();
                 eprintln!("error: {}: {e}", file.display());
+                return ExitCode::from(2);
+            }
+        }
+    }
+    // As HBase's: one count over every file, after them, when cells were listed.
+    if args.verbose || args.print_kv || args.print_key {
+        if let Err(e) = writeln!(out, "Scanned kv count -> {count}") {
+            if e.kind() != io::ErrorKind::BrokenPipe {
                 return ExitCode::from(2);
             }
         }
@@ -129,7 +138,12 @@ impl From<io::Error> for ToolError {
 }
 
 /// Processes one file; Ok(false) when a check found a problem.
-fn run_one(args: &HFileArgs, file: &Path, out: &mut dyn Write) -> Result<bool, ToolError> {
+fn run_one(
+    args: &HFileArgs,
+    file: &Path,
+    out: &mut dyn Write,
+    count: &mut u64,
+) -> Result<bool, ToolError> {
     // A small cache: index and bloom blocks are reused, data blocks stream through.
     let cache = Arc::new(BlockCache::new(16 << 20));
     let reader = HFileReader::open(&LocalFs, file, Some(cache))?;
@@ -145,7 +159,7 @@ fn run_one(args: &HFileArgs, file: &Path, out: &mut dyn Write) -> Result<bool, T
         || args.row.is_some();
     let mut ok = true;
     if scan {
-        ok = scan_cells(args, &reader, file, out)?;
+        ok = scan_cells(args, &reader, file, out, count)?;
     }
     if args.print_meta {
         meta::print_meta(&reader, out)?;
@@ -164,6 +178,7 @@ fn scan_cells(
     reader: &HFileReader,
     file: &Path,
     out: &mut dyn Write,
+    total: &mut u64,
 ) -> Result<bool, ToolError> {
     let mut scanner = reader.scanner();
     let only_row = match &args.row {
@@ -196,12 +211,14 @@ fn scan_cells(
         }
         count += 1;
         if args.print_kv {
-            writeln!(
+            write!(
                 out,
                 "K: {} V: {}",
                 cell_string(&cell),
                 to_string_binary(cell.value())
             )?;
+            write_tags(&cell, out)?;
+            writeln!(out)?;
         } else if args.print_key {
             writeln!(out, "K: {}", cell_string(&cell))?;
         }
@@ -243,10 +260,27 @@ fn scan_cells(
     if let Some(s) = stats {
         s.finish().print(out)?;
     }
-    if args.verbose {
-        writeln!(out, "Scanned kv count -> {count}")?;
-    }
+    *total += count;
     Ok(ok)
+}
+
+/// HBase's ` T[i]: [Tag type : N, value : V]` for each tag of a cell (the type as
+/// Java prints a byte: signed).
+fn write_tags(cell: &Cell, out: &mut dyn Write) -> io::Result<()> {
+    match cellar_types::tag_bodies(cell.tags()) {
+        Some(tags) => {
+            for (i, t) in tags.iter().enumerate() {
+                write!(
+                    out,
+                    " T[{i}]: [Tag type : {}, value : {}]",
+                    t[0] as i8,
+                    to_string_binary(&t[1..])
+                )?;
+            }
+            Ok(())
+        }
+        None => write!(out, " T: malformed {}", to_string_binary(cell.tags())),
+    }
 }
 
 /// HBase's `KeyValue.toString` for a cell: `row/family:qualifier/timestamp/Type/vlen=N/seqid=S`.

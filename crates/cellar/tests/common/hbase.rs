@@ -55,6 +55,56 @@ pub fn classpath() -> Option<String> {
     (!cp.is_empty()).then(|| cp.to_string())
 }
 
+/// Whether the compatibility tests must run (`.ci/run` sets CELLAR_REQUIRE_COMPAT=1):
+/// without it, a test whose HBase artifacts are missing is skipped.
+pub fn required() -> bool {
+    std::env::var("CELLAR_REQUIRE_COMPAT").is_ok_and(|v| v == "1")
+}
+
+/// The class path of the oracle's own programs (`compat/hbase/src/main/java`, on
+/// HBase's code), or `None` (after saying so) when the module is not built.
+pub fn oracle_classpath() -> Option<String> {
+    let classes = root().join("compat/hbase/target/classes/cellar/oracle");
+    match classpath() {
+        Some(cp) if classes.is_dir() => Some(format!(
+            "{}:{cp}",
+            root().join("compat/hbase/target/classes").display()
+        )),
+        _ => {
+            assert!(
+                !required(),
+                "compat/hbase is not built (mvn -f compat/hbase/pom.xml package) and CELLAR_REQUIRE_COMPAT=1"
+            );
+            eprintln!("skipped: compat/hbase is not built (mvn -f compat/hbase/pom.xml package)");
+            None
+        }
+    }
+}
+
+/// Runs one of the oracle's programs (`cellar.oracle.NAME`) to completion: (exit
+/// code, standard output, standard error).
+pub fn run_oracle(cp: &str, name: &str, args: &[&str]) -> (i32, String, String) {
+    let out = Command::new("java")
+        .arg("-Xmx512m")
+        .args(JAVA17_FLAGS)
+        .arg(format!(
+            "-Dlog4j.configuration=file:{}",
+            root().join("compat/hbase/log4j.properties").display()
+        ))
+        .arg("-cp")
+        .arg(cp)
+        .arg(format!("cellar.oracle.{name}"))
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("start java");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
 fn site(dir: &Path, zk: u16, master: u16, rs: u16) -> String {
     let props = [
         ("hbase.cluster.distributed", "false".to_string()),
