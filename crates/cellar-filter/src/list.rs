@@ -138,6 +138,9 @@ pub struct FilterList {
     /// it already chose to skip), and which sub-filters included the last cell.
     prev: Vec<Option<(ReturnCode, Cell)>>,
     included: Vec<bool>,
+    /// A reversed scan: HBase's list compares cells and hints the other way round
+    /// (`FilterListBase.compareCell`).
+    reversed: bool,
 }
 
 impl FilterList {
@@ -149,6 +152,16 @@ impl FilterList {
             hinting: Vec::new(),
             prev: vec![None; n],
             included: vec![false; n],
+            reversed: false,
+        }
+    }
+
+    /// `compareCell`: key order, turned round in a reversed scan.
+    fn directed(&self, o: Ordering) -> Ordering {
+        if self.reversed {
+            o.reverse()
+        } else {
+            o
         }
     }
 
@@ -157,7 +170,7 @@ impl FilterList {
         match code {
             SeekNextUsingHint => {
                 let hint = self.filters[i].next_cell_hint(prev)?;
-                (key_cmp(cell, &hint) == Ordering::Less).then_some(SeekNextUsingHint)
+                (self.directed(key_cmp(cell, &hint)) == Ordering::Less).then_some(SeekNextUsingHint)
             }
             NextCol | IncludeAndNextCol => (prev.family() == cell.family()
                 && prev.qualifier() == cell.qualifier())
@@ -310,8 +323,9 @@ impl Filter for FilterList {
             ListOp::MustPassAll => self
                 .hinting
                 .iter()
+                .filter(|i| !self.filters[**i].filter_all_remaining())
                 .filter_map(|i| self.filters[*i].next_cell_hint(cell))
-                .max_by(|a, b| cmp_keys(a, b)),
+                .max_by(|a, b| self.directed(cmp_keys(a, b))),
             ListOp::MustPassOne => {
                 let mut best: Option<Vec<u8>> = None;
                 for f in &self.filters {
@@ -321,7 +335,7 @@ impl Filter for FilterList {
                     let h = f.next_cell_hint(cell)?;
                     if best
                         .as_ref()
-                        .is_none_or(|b| cmp_keys(&h, b) == Ordering::Less)
+                        .is_none_or(|b| self.directed(cmp_keys(&h, b)) == Ordering::Less)
                     {
                         best = Some(h);
                     }
@@ -332,6 +346,7 @@ impl Filter for FilterList {
     }
 
     fn set_reversed(&mut self, reversed: bool) {
+        self.reversed = reversed;
         for f in &mut self.filters {
             f.set_reversed(reversed);
         }

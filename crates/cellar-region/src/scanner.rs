@@ -177,6 +177,19 @@ impl StoreScanner {
                 MatchCode::IncludeAndSeekNextRow | MatchCode::SeekNextRow => {
                     self.skip_row(row)?;
                 }
+                // HBase's reversed store scanner never seeks forward, nor back within
+                // a row (its heap stays on the cell, whose second visit the version
+                // tracker skips): a hint there only steps to the next cell. A hint
+                // into an earlier row moves to the rows below this one.
+                MatchCode::SeekTo(key) if self.heap.is_reversed() => {
+                    let earlier_row = KeyRef::parse(&key).is_ok_and(|k| k.row < row);
+                    if earlier_row {
+                        self.skip_row(row)?;
+                        self.close_if_done(filter.as_deref());
+                        return Ok(RowProgress::Done);
+                    }
+                    self.heap.advance()?;
+                }
                 MatchCode::SeekTo(key) => {
                     let forward = self.heap.peek().is_some_and(|c| {
                         KeyRef::parse(&key)

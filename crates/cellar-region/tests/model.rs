@@ -486,8 +486,12 @@ impl Model {
                                 skip_family = true;
                                 false
                             }
+                            // A reversed scan does not seek by hints within a row (as
+                            // HBase's): the cell is skipped.
                             ReturnCode::SeekNextUsingHint => {
-                                hint = filter.next_cell_hint(c);
+                                if !reversed {
+                                    hint = filter.next_cell_hint(c);
+                                }
                                 false
                             }
                         };

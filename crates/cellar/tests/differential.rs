@@ -166,6 +166,7 @@ impl Servers {
         );
         let (ha, ca) = (self.hbase.admin(), self.cellar.admin());
         let mut last_clock_op = Instant::now();
+        let started = Instant::now();
         let mut found = None;
         for (i, op) in ops.iter().enumerate() {
             if op.takes_server_time() {
@@ -197,9 +198,10 @@ impl Servers {
         }
         self.drop_table(&name);
         eprintln!(
-            "seed {seed} run {}: {} operations, {}",
+            "seed {seed} run {}: {} operations in {:?}, {}",
             self.attempts,
             ops.len(),
+            started.elapsed(),
             match &found {
                 None => "agree".to_string(),
                 Some((i, _, _)) => format!("differ at {i}"),
