@@ -388,12 +388,10 @@ impl Filter for WhileMatchFilter {
         self.done |= v;
         v
     }
+    // The wrapped filter is asked even once this one is done, as HBase's is: at
+    // the top of a scan the region ends the scan (a done filter closes each store),
+    // but wrapped in a SkipFilter or a list, later rows still reach it.
     fn filter_cell(&mut self, cell: &Cell) -> ReturnCode {
-        if self.filter_all_remaining() {
-            // HBase's matcher ends the scan at the first cell after the filter is done
-            // (DONE_SCAN), in this row too: nothing more of it is returned.
-            return NextRow;
-        }
         let code = self.inner.filter_cell(cell);
         self.done |= code != Include;
         code
@@ -411,11 +409,9 @@ impl Filter for WhileMatchFilter {
     fn has_filter_row(&self) -> bool {
         true
     }
-    fn next_cell_hint(&self, cell: &Cell) -> Option<Vec<u8>> {
-        self.inner.next_cell_hint(cell)
-    }
-    // Not passed on: HBase marks only the scan's top filter (and a FilterList its
-    // members) reversed, so the wrapped filter runs as in a forward scan.
+    // No hint: HBase's WhileMatchFilter does not pass getNextCellHint on (a wrapped
+    // filter's SEEK_NEXT_USING_HINT steps to the next cell), nor the reversed flag (the
+    // wrapped filter runs as in a forward scan).
 }
 
 /// Drops a whole row when its filter rejects any of the row's cells.
@@ -461,9 +457,6 @@ impl Filter for SkipFilter {
     fn has_filter_row(&self) -> bool {
         true
     }
-    fn next_cell_hint(&self, cell: &Cell) -> Option<Vec<u8>> {
-        self.inner.next_cell_hint(cell)
-    }
-    // Not passed on: HBase marks only the scan's top filter (and a FilterList its
-    // members) reversed, so the wrapped filter runs as in a forward scan.
+    // No hint and no reversed flag passed on, as HBase's SkipFilter (see
+    // WhileMatchFilter).
 }

@@ -13,6 +13,41 @@ use crate::cursor::Heap;
 use crate::error::Result;
 use crate::store::StoreFile;
 
+/// HBase's `removeUnneededFiles`, run before a compaction picks its files: with a TTL
+/// and no MIN_VERSIONS, a file whose newest cell has expired goes whole, without being
+/// rewritten, except the store's newest file (it holds the highest sequence id).
+pub fn remove_expired_files(store: &crate::store::Store, now: i64) -> Result<()> {
+    let Some(ttl) = store.family.ttl_millis() else {
+        return Ok(());
+    };
+    if store.family.min_versions > 0 {
+        return Ok(());
+    }
+    let oldest_unexpired = now.saturating_sub(ttl);
+    let mut files = store.files();
+    files.sort_by_key(|f| f.max_seq_id);
+    files.pop();
+    // As HBase reads a file's time range: a missing range, or the tracker's initial -1
+    // (an empty file), means "newest timestamp unknown", so such a file never expires.
+    let newest = |f: &StoreFile| match f.time_range {
+        Some((_, max)) if max != -1 => max,
+        _ => i64::MAX,
+    };
+    let expired: Vec<_> = files
+        .into_iter()
+        .filter(|f| newest(f) < oldest_unexpired)
+        .collect();
+    if !expired.is_empty() {
+        tracing::info!(
+            family = %cellar_types::to_string_binary(&store.family.name),
+            files = expired.len(),
+            "expired store files removed"
+        );
+        store.commit_compaction(&expired, None)?;
+    }
+    Ok(())
+}
+
 /// Picks files for a minor compaction: the contiguous window (oldest first) of
 /// `compaction.min..=compaction.max` files with the most files (then the smallest total)
 /// in which every file is at most `ratio` × the sum of the others, windows whose total is

@@ -72,7 +72,11 @@ impl MatchParams {
                 family.versions.max(1)
             },
             min_versions: family.min_versions,
-            oldest_unexpired: family.ttl_millis().map(|ttl| now.saturating_sub(ttl)),
+            // A raw scan sees expired cells too (HBase's oldestUnexpiredTS 0).
+            oldest_unexpired: family
+                .ttl_millis()
+                .filter(|_| !raw)
+                .map(|ttl| now.saturating_sub(ttl)),
             keep_deleted: family.keep_deleted_cells,
             time_range,
             columns,

@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::Sender;
 use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 
@@ -15,7 +15,7 @@ use cellar_io::{Clock, FileSystem};
 use cellar_types::{to_string_binary, KeyRef};
 use cellar_wal::{Wal, WalEdit};
 
-use crate::compaction::{major_due, select_minor, CompactionStream};
+use crate::compaction::{major_due, remove_expired_files, select_minor, CompactionStream};
 use crate::compaction_matcher::{CompactionMatcher, Deletes};
 use crate::config::Config;
 use crate::cursor::{CellCursor, FileCursor, Heap, MemCursor};
@@ -32,7 +32,10 @@ use cellar_api::{Get, RowResult, Scan};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Maintenance {
     Flush(String),
+    /// After a flush: every store of the region, if any of them needs a compaction.
     Compact(String),
+    /// After an open: each store that needs a compaction, on its own.
+    CompactStores(String),
 }
 
 /// Counters of a region.
@@ -87,6 +90,8 @@ pub struct Region {
     pub(crate) updates: RwLock<()>,
     flush_lock: Mutex<()>,
     compact_lock: Mutex<()>,
+    /// Compaction requests sent to the maintenance task and not yet handled.
+    compactions_queued: AtomicUsize,
     pub(crate) flush_requested: AtomicBool,
     closed: AtomicBool,
     pub metrics: RegionMetrics,
@@ -158,6 +163,7 @@ impl Region {
             updates: RwLock::new(()),
             flush_lock: Mutex::new(()),
             compact_lock: Mutex::new(()),
+            compactions_queued: AtomicUsize::new(0),
             flush_requested: AtomicBool::new(false),
             closed: AtomicBool::new(false),
             metrics: RegionMetrics::default(),
@@ -274,10 +280,45 @@ impl Region {
     }
 
     pub(crate) fn request(&self, m: Maintenance) -> bool {
+        let compaction = matches!(m, Maintenance::Compact(_) | Maintenance::CompactStores(_));
         match &self.ctx.maintenance {
-            Some(tx) => tx.send(m).is_ok(),
+            Some(tx) => {
+                if compaction {
+                    self.compactions_queued.fetch_add(1, Ordering::SeqCst);
+                }
+                let sent = tx.send(m).is_ok();
+                if compaction && !sent {
+                    self.compactions_queued.fetch_sub(1, Ordering::SeqCst);
+                }
+                sent
+            }
             None => false,
         }
+    }
+
+    /// Asks the maintenance task to compact, each on its own, the stores that need it
+    /// (HBase's request when a region opens). Whether a request was sent.
+    pub fn request_store_compactions(&self) -> bool {
+        self.needs_compaction() && self.request(Maintenance::CompactStores(self.name.clone()))
+    }
+
+    /// Handles a compaction request of the maintenance task (`per_store`: the request of
+    /// an open), if a compaction is still needed. Whether one ran.
+    pub fn compact_requested(&self, per_store: bool) -> Result<bool> {
+        let ran = if self.needs_compaction() {
+            let outcome = if per_store {
+                self.compact_stores_needing()
+            } else {
+                self.compact(false)
+            };
+            outcome.map(|_| true)
+        } else {
+            Ok(false)
+        };
+        let _ = self
+            .compactions_queued
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1));
+        ran
     }
 
     /// The smallest read point of any reader open now (or starting now): cells above it
@@ -287,8 +328,18 @@ impl Region {
     }
 
     /// Flushes every MemStore to new store files, through the store's rules (versions,
-    /// TTL, masked puts; every marker kept). Returns whether anything was written.
+    /// TTL, masked puts; every marker kept), then asks for a compaction if a store now
+    /// needs one (HBase's MemStore flusher). Returns whether anything was written.
     pub fn flush(&self) -> Result<bool> {
+        self.flush_with(true)
+    }
+
+    /// Flushes as HBase's flush-table procedure does: no compaction is asked for.
+    pub fn flush_only(&self) -> Result<bool> {
+        self.flush_with(false)
+    }
+
+    fn flush_with(&self, request_compaction: bool) -> Result<bool> {
         let _one = lock(&self.flush_lock);
         self.flush_requested.store(false, Ordering::SeqCst);
         let (snapshots, flush_seq) = {
@@ -332,7 +383,13 @@ impl Region {
                 store_files = self.store_file_count(),
                 "flushed"
             );
-            if self.needs_compaction() && !self.request(Maintenance::Compact(self.name.clone())) {
+            // A closing region's flush asks for nothing (HBase's neither): whoever opens
+            // the region next decides, store by store.
+            if request_compaction
+                && !self.closed.load(Ordering::SeqCst)
+                && self.needs_compaction()
+                && !self.request(Maintenance::Compact(self.name.clone()))
+            {
                 // No background worker: the caller decides when to compact.
             }
         }
@@ -396,24 +453,55 @@ impl Region {
             .unwrap_or(0)
     }
 
-    /// Whether any store has enough files for a minor compaction, or a periodic major is due.
+    /// Whether a compaction is running or asked for and not yet run: what HBase
+    /// reports as a region's compaction state.
+    pub fn compaction_pending(&self) -> bool {
+        self.compact_lock.try_lock().is_err() || self.compactions_queued.load(Ordering::SeqCst) > 0
+    }
+
+    /// Whether any store has references to a parent's files, enough files for a minor
+    /// compaction, or a periodic major due.
     pub fn needs_compaction(&self) -> bool {
+        let now = self.ctx.clock.now_millis();
+        self.stores
+            .values()
+            .any(|s| self.store_needs_compaction(s, now))
+    }
+
+    /// Whether one store has references to a parent's files, enough files for a minor
+    /// compaction, or a periodic major due.
+    fn store_needs_compaction(&self, s: &Store, now: i64) -> bool {
         if !self.table.compaction_enabled {
             return false;
         }
+        if s.has_references() {
+            return true;
+        }
+        let files = s.files();
+        !select_minor(&files, &self.ctx.config).is_empty()
+            || major_due(&files, &self.ctx.config, now, self.seed)
+    }
+
+    /// Compacts, each on its own, the stores that need it (HBase's per-store system
+    /// request when a region opens, and its periodic check): a store that does not need
+    /// a compaction is left alone, expired files included.
+    pub fn compact_stores_needing(&self) -> Result<CompactionOutcome> {
         let now = self.ctx.clock.now_millis();
-        self.stores.values().any(|s| {
-            if s.has_references() {
-                return true;
-            }
-            let files = s.files();
-            !select_minor(&files, &self.ctx.config).is_empty()
-                || major_due(&files, &self.ctx.config, now, self.seed)
-        })
+        self.compact_where(false, |s| self.store_needs_compaction(s, now))
     }
 
     /// Runs the compactions the policy picks (`major` = every file of every store).
     pub fn compact(&self, major: bool) -> Result<CompactionOutcome> {
+        self.compact_where(major, |_| true)
+    }
+
+    /// Runs the compactions the policy picks in the stores `pick` accepts (before
+    /// choosing, each such store drops its expired files).
+    fn compact_where(
+        &self,
+        major: bool,
+        pick: impl Fn(&Store) -> bool,
+    ) -> Result<CompactionOutcome> {
         let _one = lock(&self.compact_lock);
         let mut outcome = CompactionOutcome::default();
         if self.closed.load(Ordering::SeqCst) {
@@ -423,9 +511,13 @@ impl Region {
         let now = self.ctx.clock.now_millis();
         let smallest_read_point = self.smallest_read_point();
         for (family, store) in &self.stores {
+            if !pick(store) {
+                continue;
+            }
             if major {
                 store.force_major.store(true, Ordering::SeqCst);
             }
+            remove_expired_files(store, now)?;
             let files = store.files();
             let (selected, is_major) = if store.force_major.load(Ordering::SeqCst)
                 || store.has_references()
@@ -513,6 +605,11 @@ impl Region {
         {
             return Err(RegionError::InvalidRead(
                 "Row length is > 32767".to_string(),
+            ));
+        }
+        if scan.raw && scan.columns.values().any(Option::is_some) {
+            return Err(RegionError::InvalidRead(
+                "Cannot specify any column for a raw scan".into(),
             ));
         }
         for family in scan.columns.keys() {

@@ -420,7 +420,9 @@ impl Store {
 
     /// Writes `cells` to a new file of the store, under its final, unique name (it is
     /// part of the store only once a manifest commit names it). Returns the opened file
-    /// (not yet visible to readers), or `None` for no cells.
+    /// (not yet visible to readers). A file is written even when every cell was
+    /// dropped (a flush of expired cells only), as HBase's flusher writes one: it
+    /// counts towards the next compaction's selection as HBase's does.
     pub fn write_file(
         &self,
         cells: &mut dyn Iterator<Item = Result<Cell>>,
@@ -438,13 +440,11 @@ impl Store {
         if !compacted.is_empty() {
             w.add_file_info(COMPACTED_FILES, compacted.join("\n").into_bytes());
         }
-        let mut any = false;
         let mut sizes = crate::row_sizes::RowSizeTracker::new(&self.family.name, now, major);
         for cell in cells {
             let cell = cell?;
             sizes.add(cell.row(), cell.serialized_size(true));
             w.append(cell)?;
-            any = true;
         }
         let _summary = w.close()?;
         let kind = match (major, compacted.is_empty()) {
@@ -453,10 +453,6 @@ impl Store {
             (false, false) => crate::row_sizes::Write::Minor,
         };
         self.largest.record(sizes.finish(), kind);
-        if !any && compacted.is_empty() {
-            self.fs.remove_file(&dest)?;
-            return Ok(None);
-        }
         self.fs.sync_dir(&self.dir)?;
         Ok(Some(Arc::new(StoreFile::open(
             &self.fs,

@@ -473,3 +473,66 @@ fn a_major_request_on_an_empty_store_makes_the_next_compaction_major() {
     put(&h, "r", "q", 22, "masked");
     assert!(versions(&h, "r", "q", 5).is_empty());
 }
+
+#[test]
+fn expired_store_files_are_removed_but_empty_ones_kept() {
+    // HBase's removeUnneededFiles: a file whose newest cell is past the TTL goes
+    // before compaction is chosen; an empty file (no time range) never counts as
+    // expired, and the newest file always stays.
+    let mut f = FamilyDescriptor::new("f");
+    f.ttl = 10; // seconds
+    let h = Harness::new(TableDescriptor::new("t").with_family(f), Config::default());
+    put(&h, "r", "q", T0 - 5000, "old");
+    h.region.flush().unwrap();
+    put(&h, "r", "x", T0 - 20_000, "already expired");
+    h.region.flush().unwrap();
+    put(&h, "r", "q", T0 - 1000, "new");
+    h.region.flush().unwrap();
+    assert_eq!(h.region.store_file_count(), 3);
+    h.clock.advance(6000);
+    h.region.compact(false).unwrap();
+    assert_eq!(h.region.store_file_count(), 2);
+    assert_eq!(
+        versions(&h, "r", "q", 5),
+        vec![(T0 - 1000, b"new".to_vec())]
+    );
+    h.clock.advance(60_000);
+    h.region.compact(false).unwrap();
+    assert_eq!(h.region.store_file_count(), 2);
+}
+
+#[test]
+fn an_open_compacts_only_the_stores_that_need_it() {
+    // Family f has two files, one expired; family g has three. HBase, opening the
+    // region, asks g alone for a compaction, so f keeps its expired file.
+    let mut f = FamilyDescriptor::new("f");
+    f.ttl = 10; // seconds
+    let table = TableDescriptor::new("t")
+        .with_family(f)
+        .with_family(FamilyDescriptor::new("g"));
+    let h = Harness::new(table, Config::default());
+    put(&h, "r", "old", T0 - 9000, "old");
+    h.region.flush().unwrap();
+    for n in 0..3 {
+        h.region
+            .put(Put::new("r").add_column_at("g", "q", T0 + n, "v"))
+            .unwrap();
+        if n == 0 {
+            put(&h, "r", "q", T0, "newest");
+        }
+        h.region.flush().unwrap();
+    }
+    assert_eq!(h.region.store_file_count(), 2 + 3);
+    h.clock.advance(5000);
+    assert!(h.region.needs_compaction());
+    h.region.compact_stores_needing().unwrap();
+    assert_eq!(h.region.store_file_count(), 2 + 1);
+    let old = Get::new("r").add_column("f", "old").time_range(0, T0);
+    assert!(
+        h.region.get(&old).unwrap().cells.is_empty(),
+        "expired, not visible"
+    );
+    // A region-wide request (after a flush) drops the expired file too.
+    h.region.compact(false).unwrap();
+    assert_eq!(h.region.store_file_count(), 1 + 1);
+}

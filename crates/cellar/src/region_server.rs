@@ -161,6 +161,9 @@ impl RegionServer {
         locked(&self.recovered).remove(&info.encoded);
         write(&self.online).insert(info.encoded.clone(), region.clone());
         tracing::info!(region = %info.region_name(), "region open");
+        // As HBase's region server after opening a region: a store with enough files
+        // (or references to a parent's) is compacted now, not at the next flush.
+        region.request_store_compactions();
         Ok(region)
     }
 
@@ -298,10 +301,11 @@ impl RegionServer {
         Ok(())
     }
 
-    /// Asks the maintenance task to compact a region.
+    /// Asks the maintenance task to compact each store of a region that needs it
+    /// (HBase's request when a region opens).
     pub fn request_compaction(&self, encoded: &str) {
-        if let Some(tx) = &self.maintenance {
-            let _ = tx.send(Maintenance::Compact(encoded.to_string()));
+        if let Ok(r) = self.region(encoded) {
+            r.request_store_compactions();
         }
     }
 

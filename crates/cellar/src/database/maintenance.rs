@@ -27,7 +27,15 @@ pub(crate) fn maintenance_loop(master: Weak<Master>, rx: Receiver<Maintenance>) 
             }
             Ok(Maintenance::Compact(name)) => {
                 if let Some(r) = master.region_named(&name) {
-                    if r.needs_compaction() && r.compact(false).is_ok() {
+                    if let Ok(true) = r.compact_requested(false) {
+                        let _ = master.janitor(&r.table().name);
+                        let _ = master.maybe_split(&r);
+                    }
+                }
+            }
+            Ok(Maintenance::CompactStores(name)) => {
+                if let Some(r) = master.region_named(&name) {
+                    if let Ok(true) = r.compact_requested(true) {
                         let _ = master.janitor(&r.table().name);
                         let _ = master.maybe_split(&r);
                     }
@@ -37,7 +45,7 @@ pub(crate) fn maintenance_loop(master: Weak<Master>, rx: Receiver<Maintenance>) 
                 for s in master.servers() {
                     for r in s.online_regions() {
                         if r.needs_compaction() {
-                            let _ = r.compact(false);
+                            let _ = r.compact_stores_needing();
                         }
                     }
                 }

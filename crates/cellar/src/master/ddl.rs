@@ -248,11 +248,12 @@ impl Master {
         self.create_table(desc, Vec::new())
     }
 
-    /// Flushes a table's MemStores.
+    /// Flushes a table's MemStores. As HBase's flush-table procedure, this asks for no
+    /// compaction: files accumulate until a MemStore flush or the periodic check.
     pub fn flush_table(&self, name: &str) -> Result<()> {
         // A region that went offline since (split, merge) has been flushed by its close.
         for r in self.locations(name)?.iter().filter_map(|l| l.region().ok()) {
-            r.flush()?;
+            r.flush_only()?;
         }
         Ok(())
     }
