@@ -2,11 +2,14 @@
 //! `status 'detailed'` report them) and the regions that failed to open.
 
 use crate::region_info::RegionInfo;
+use crate::server_name::ServerName;
 
 /// What `list_regions` reports of a region.
 #[derive(Debug, Clone)]
 pub struct RegionStats {
     pub info: RegionInfo,
+    /// The server hosting it (`host,port,startcode`), when it is online.
+    pub server: Option<ServerName>,
     pub store_files: usize,
     pub store_files_size: u64,
     pub memstore_size: u64,

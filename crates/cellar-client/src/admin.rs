@@ -3,7 +3,8 @@
 
 use cellar_api::{Error, ErrorKind, FailedRegion, RegionStats, Result, TableDescriptor};
 use cellar_protocol::convert::{
-    kind_of_class, namespace_to_pb, region_info_to_pb, table_from_pb, table_name_to_pb, table_to_pb,
+    kind_of_class, namespace_to_pb, region_info_to_pb, server_name_from_pb, table_from_pb,
+    table_name_to_pb, table_to_pb,
 };
 use cellar_protocol::pb;
 
@@ -192,7 +193,31 @@ impl Admin {
         Ok(self.list_tables().await?.contains(&n))
     }
 
+    /// Flushes a table: the master's FlushTable procedure (HBase 2.6, Cellar), or on
+    /// servers without it each region in turn.
     pub async fn flush(&self, name: &str) -> Result<()> {
+        let req = pb::FlushTableRequest {
+            table_name: table_name_to_pb(&normalize(name)),
+            ..Default::default()
+        };
+        match self
+            .conn
+            .master_for::<_, pb::FlushTableResponse>(name, "FlushTable", &req)
+            .await
+        {
+            Ok(resp) => {
+                return self
+                    .wait_procedure(pb::ProcedureResponse {
+                        proc_id: resp.proc_id,
+                    })
+                    .await;
+            }
+            // An older server: no such method.
+            Err(e)
+                if e.kind() == ErrorKind::Unsupported && e.message().contains("Unknown method") => {
+            }
+            Err(e) => return Err(e),
+        }
         for loc in self.conn.regions(name).await? {
             let req = pb::FlushRegionRequest {
                 region: loc.specifier(),
@@ -275,6 +300,16 @@ impl Admin {
         Ok(n)
     }
 
+    /// Runs the master's catalog janitor now (HBase's `runCatalogJanitor`): split and
+    /// merge parents nothing references any more are deleted. How many it deleted.
+    pub async fn run_catalog_janitor(&self) -> Result<i32> {
+        let r: pb::RunCatalogScanResponse = self
+            .conn
+            .master("RunCatalogScan", &pb::RunCatalogScanRequest {})
+            .await?;
+        Ok(r.scan_result.unwrap_or(0))
+    }
+
     /// Merges two adjacent regions named by encoded or full region name.
     pub async fn merge_regions(&self, a: &str, b: &str) -> Result<()> {
         let spec = |n: &str| {
@@ -307,21 +342,31 @@ impl Admin {
             .conn
             .master("GetClusterStatus", &pb::GetClusterStatusRequest::default())
             .await?;
-        let loads: Vec<&pb::RegionLoad> = status
+        let loads: Vec<(&pb::ServerName, &pb::RegionLoad)> = status
             .cluster_status
             .live_servers
             .iter()
-            .flat_map(|s| s.server_load.region_loads.iter())
+            .flat_map(|s| {
+                s.server_load
+                    .region_loads
+                    .iter()
+                    .map(move |l| (&s.server, l))
+            })
             .collect();
         Ok(regions
             .into_iter()
             .map(|l| {
-                let load = loads
+                let (server, load) = match loads
                     .iter()
-                    .find(|r| r.region_specifier.value[..] == l.name[..]);
+                    .find(|(_, r)| r.region_specifier.value[..] == l.name[..])
+                {
+                    Some((s, r)) => (Some(server_name_from_pb(s)), Some(*r)),
+                    None => (None, None),
+                };
                 let mb = |v: Option<u32>| v.unwrap_or(0) as u64 * 1024 * 1024;
                 RegionStats {
                     info: l.info.clone(),
+                    server,
                     store_files: load.and_then(|r| r.storefiles).unwrap_or(0) as usize,
                     store_files_size: mb(load.and_then(|r| r.storefile_size_mb)),
                     memstore_size: mb(load.and_then(|r| r.mem_store_size_mb)),

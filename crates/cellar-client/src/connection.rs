@@ -376,6 +376,13 @@ impl Connection {
         Ok(loc)
     }
 
+    /// As HBase's client before it retries a region that was not serving
+    /// (`RegionServerCallable.prepare`): a disabled table is an error of its own.
+    pub(crate) async fn disabled_error(&self, table: &str) -> Option<Error> {
+        let e = self.offline_error(&normalize(table)).await;
+        (e.kind() == ErrorKind::TableNotEnabled).then_some(e)
+    }
+
     async fn offline_error(&self, table: &str) -> Error {
         let req = pb::GetTableStateRequest {
             table_name: table_name_to_pb(table),

@@ -88,6 +88,15 @@ impl ResultScanner {
                 return None;
             }
             if let Err(e) = self.fetch().await {
+                let e = match e.kind() {
+                    ErrorKind::NotServingRegion => self
+                        .table
+                        .connection()
+                        .disabled_error(self.table.name())
+                        .await
+                        .unwrap_or(e),
+                    _ => e,
+                };
                 let retryable = e.retry() != Retry::Never || e.kind() == ErrorKind::UnknownScanner;
                 if retryable && self.attempt < self.table.connection().config().retries {
                     self.restart();
@@ -98,7 +107,7 @@ impl ResultScanner {
                 }
                 self.done = true;
                 self.close_current().await;
-                return Some(Err(e));
+                return Some(Err(crate::connection::named(e, self.table.name())));
             }
         }
     }

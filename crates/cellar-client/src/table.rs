@@ -74,6 +74,11 @@ impl Table {
                         self.conn.invalidate(&self.name, Some(row));
                         reload = true;
                     }
+                    if e.kind() == ErrorKind::NotServingRegion {
+                        if let Some(disabled) = self.conn.disabled_error(&self.name).await {
+                            return Err(disabled);
+                        }
+                    }
                     // A moved region is retried at once the first time, as HBase does.
                     if attempt > 0 || e.retry() != Retry::Relocate {
                         tokio::time::sleep(cfg.backoff(attempt)).await;
@@ -403,6 +408,17 @@ impl Table {
             }
             if retry.is_empty() {
                 break;
+            }
+            if retry
+                .iter()
+                .any(|(_, e)| e.kind() == ErrorKind::NotServingRegion)
+            {
+                if let Some(disabled) = self.conn.disabled_error(&self.name).await {
+                    for (i, _) in retry {
+                        out[i] = Some(Err(disabled.clone()));
+                    }
+                    break;
+                }
             }
             if attempt >= cfg.retries {
                 for (i, e) in retry {

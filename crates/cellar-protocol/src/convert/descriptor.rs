@@ -48,6 +48,9 @@ const IGNORED_TABLE_ATTRS: &[&str] = &[
     "FLUSH_POLICY",
     "OWNER",
     "REGION_MEMSTORE_REPLICATION",
+    // HBase 2.6 records its store-file tracker in every table; Cellar tracks store
+    // files its own way (and reports DEFAULT, as HBase does).
+    "HBASE.STORE.FILE-TRACKER.IMPL",
 ];
 
 fn utf8(v: &[u8], what: &'static str) -> Result<String> {
@@ -145,6 +148,8 @@ pub fn family_to_pb(f: &FamilyDescriptor) -> pb::ColumnFamilySchema {
             pair("BLOCKCACHE", f.block_cache),
             pair("BLOCKSIZE", f.block_size),
             pair("REPLICATION_SCOPE", 0),
+            // HBase 2.6 sends every default explicitly, this one included.
+            pair("INDEX_BLOCK_ENCODING", "NONE"),
         ],
         configuration: pairs(&f.configuration),
     }
@@ -188,6 +193,11 @@ pub fn table_to_pb(t: &TableDescriptor) -> pb::TableSchema {
             .table_attributes()
             .into_iter()
             .map(|(k, v)| pair(k, v))
+            // As HBase 2.6's master records in every table it creates.
+            .chain(std::iter::once(pair(
+                "hbase.store.file-tracker.impl",
+                "DEFAULT",
+            )))
             .collect(),
         column_families: t.families.iter().map(family_to_pb).collect(),
         configuration: pairs(&t.configuration),

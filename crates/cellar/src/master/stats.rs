@@ -17,8 +17,10 @@ impl Master {
         Ok(t.regions
             .iter()
             .map(|slot| {
+                let server = self.server(slot.server);
                 let mut st = RegionStats {
                     info: slot.info.clone(),
+                    server: Some(server.server_name().clone()),
                     store_files: 0,
                     store_files_size: 0,
                     memstore_size: 0,
@@ -29,7 +31,6 @@ impl Master {
                     split_point: None,
                     alarm: None,
                 };
-                let server = self.server(slot.server);
                 if let (Ok(load), Ok(r)) = (
                     server.region_load(&slot.info.encoded),
                     server.region(&slot.info.encoded),

@@ -12,16 +12,21 @@ pub fn call(call: &Call<'_>, method: &str) -> CallResult {
     match method {
         "GetRegionInfo" => {
             let req: pb::GetRegionInfoRequest = call.param("GetRegionInfoRequest")?;
-            let info = match call.ctx.regions.resolve(call.master(), &req.region)? {
-                Target::Meta => meta_region_info(),
-                Target::Region(_, info) => region_info_to_pb(&info),
+            let (info, compacting) = match call.ctx.regions.resolve(call.master(), &req.region)? {
+                Target::Meta => (meta_region_info(), false),
+                Target::Region(r, info) => (region_info_to_pb(&info), r.compaction_pending()),
             };
+            use pb::get_region_info_response::CompactionState;
             Ok(Reply::new(pb::GetRegionInfoResponse {
                 region_info: info,
                 compaction_state: req
                     .compaction_state
                     .unwrap_or(false)
-                    .then_some(pb::get_region_info_response::CompactionState::None as i32),
+                    .then_some(if compacting {
+                        CompactionState::Minor
+                    } else {
+                        CompactionState::None
+                    } as i32),
                 splittable: Some(true),
                 mergeable: Some(true),
                 best_split_row: None,

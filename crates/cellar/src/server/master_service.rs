@@ -250,6 +250,11 @@ pub fn call(call: &Call<'_>, method: &str) -> CallResult {
         "ListNamespaces" => Ok(Reply::new(pb::ListNamespacesResponse {
             namespace_name: a.list_namespaces()?,
         })),
+        "FlushTable" => super::master_procedures::flush_table(call),
+        "RunCatalogScan" => super::master_procedures::run_catalog_scan(call),
+        "ExecProcedure" | "ExecProcedureWithRet" => super::master_procedures::exec_procedure(call),
+        "IsProcedureDone" => super::master_procedures::is_procedure_done(call),
+        "GetSchemaAlterStatus" => super::master_procedures::schema_alter_status(call),
         "GetProcedureResult" => {
             let req: pb::GetProcedureResultRequest = call.param("GetProcedureResultRequest")?;
             let issued = req.proc_id < call.ctx.next_proc_id.load(Ordering::Relaxed);
@@ -451,5 +456,31 @@ fn cluster_status(call: &Call<'_>) -> pb::ClusterStatus {
         balancer_on: Some(call.ctx.balancer_on.load(Ordering::Relaxed)),
         master_info_port: Some(call.ctx.info_port as i32),
         servers_name: vec![sn],
+        table_region_states_count: region_states(call),
     }
+}
+
+/// Per table, its regions by state: open (served), split (parents kept until their
+/// daughters drop their references), closed (of a disabled table).
+fn region_states(call: &Call<'_>) -> Vec<pb::TableRegionStatesCount> {
+    let mut by_table: std::collections::BTreeMap<String, pb::RegionStatesCount> =
+        std::collections::BTreeMap::new();
+    for e in call.master().catalog_entries() {
+        let c = by_table.entry(e.info.table.clone()).or_default();
+        c.total_regions += 1;
+        if e.info.offline {
+            c.split_regions += 1;
+        } else if !e.enabled {
+            c.closed_regions += 1;
+        } else if e.server.is_some() {
+            c.open_regions += 1;
+        }
+    }
+    by_table
+        .into_iter()
+        .map(|(t, c)| pb::TableRegionStatesCount {
+            table_name: table_name_to_pb(&t),
+            region_states_count: c,
+        })
+        .collect()
 }

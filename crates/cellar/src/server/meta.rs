@@ -72,7 +72,11 @@ pub fn rows(master: &Master, server: &ServerName, now: i64) -> Vec<RowResult> {
             ts,
             &pbuf(&region_info_to_pb(&e.info)),
         )];
-        if e.server.is_some() {
+        // As HBase's: a region closed by a disable keeps the location it was last open
+        // at (clients go there, meet NotServingRegionException, then read the table
+        // state), with its state CLOSED.
+        let closed_by_disable = e.server.is_none() && !e.enabled && !e.info.offline;
+        if e.server.is_some() || closed_by_disable {
             let seq = (e.info.id.max(1) as u64).to_be_bytes();
             cells.push(cell(&row, INFO, b"seqnumDuringOpen", ts, &seq));
             cells.push(cell(&row, INFO, b"server", ts, server.address().as_bytes()));
@@ -85,7 +89,12 @@ pub fn rows(master: &Master, server: &ServerName, now: i64) -> Vec<RowResult> {
             ));
             let sn = format!("{},{},{}", server.host, server.port, server.start_code);
             cells.push(cell(&row, INFO, b"sn", ts, sn.as_bytes()));
-            cells.push(cell(&row, INFO, b"state", ts, b"OPEN"));
+            let state: &[u8] = if closed_by_disable {
+                b"CLOSED"
+            } else {
+                b"OPEN"
+            };
+            cells.push(cell(&row, INFO, b"state", ts, state));
         } else {
             cells.push(cell(&row, INFO, b"state", ts, b"CLOSED"));
         }

@@ -15,6 +15,7 @@ mod connection;
 mod context;
 mod dispatch;
 mod http;
+mod master_procedures;
 mod master_service;
 mod meta;
 mod meta_service;

@@ -127,6 +127,15 @@ fn site(dir: &Path, zk: u16, master: u16, rs: u16) -> String {
             "hbase.unsafe.stream.capability.enforce",
             "false".to_string(),
         ),
+        // Compacted files leave the store at once, as Cellar's do: HBase counts them
+        // (references among them) against splitting and merging until its discharger
+        // runs, every two minutes by default.
+        (
+            "hbase.hfile.compaction.discharger.interval",
+            "100".to_string(),
+        ),
+        // Region loads reach the master at once after regions open (list_regions).
+        ("hbase.regionserver.msginterval", "100".to_string()),
         // Small, quick: one JVM for everything, few handler threads.
         ("hbase.regionserver.handler.count", "10".to_string()),
         (

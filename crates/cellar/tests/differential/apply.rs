@@ -5,8 +5,8 @@
 
 use cellar::client::{Admin, Table};
 use cellar_api::{
-    Append, CheckAndMutate, Condition, Delete, Get, Increment, Mutation, Put, RowMutations,
-    RowResult, Scan,
+    Append, CheckAndMutate, Condition, Delete, FilterSpec, Get, Increment, Mutation, Put,
+    RowMutations, RowResult, Scan,
 };
 
 use super::ops::{qual, row, value, Columns, DeleteKind, Op, PutCell, Read, FAMILIES};
@@ -23,6 +23,8 @@ pub enum Outcome {
     /// Results in the order returned (a scan's, or one Get's).
     Results(Vec<Vec<CellView>>),
     Checked(bool),
+    /// The table's regions after a split or merge, by start row.
+    Regions(Vec<String>),
     /// The exception class, and the message (shown through Debug, not compared).
     Failed(String, #[allow(dead_code)] String),
 }
@@ -33,6 +35,7 @@ impl PartialEq for Outcome {
             (Outcome::Done, Outcome::Done) => true,
             (Outcome::Results(a), Outcome::Results(b)) => a == b,
             (Outcome::Checked(a), Outcome::Checked(b)) => a == b,
+            (Outcome::Regions(a), Outcome::Regions(b)) => a == b,
             (Outcome::Failed(a, _), Outcome::Failed(b, _)) => a == b,
             _ => false,
         }
@@ -42,18 +45,37 @@ impl PartialEq for Outcome {
 /// Where HBase fails with an error of its own making rather than an answer: which
 /// known HBase defect the outcome is (docs/compatibility.md lists them). Such an
 /// operation is counted, not compared.
-pub fn hbase_defect(outcome: &Outcome) -> Option<&'static str> {
+pub fn hbase_defect(op: &Op, outcome: &Outcome) -> Option<&'static str> {
     match outcome {
         // PrefixFilter.filterRowKey compares the prefix's length of bytes of a row key
         // without checking the row's length; a lazy-seek placeholder with an empty row
-        // reaches it when a column scan stops on a tiny max result size.
+        // reaches it when a column scan stops on a tiny max result size. The client
+        // sees the ArrayIndexOutOfBoundsException's message, or, when it surfaced on a
+        // scanner's later call, a bare IOException.
         Outcome::Failed(class, msg)
             if class == "java.io.IOException"
-                && msg.contains("Index 0 out of bounds for length 0") =>
+                && (msg.contains("Index 0 out of bounds for length 0")
+                    || (msg.trim() == "java.io.IOException" && scans_with_prefix(op))) =>
         {
             Some("PrefixFilter on an empty placeholder row")
         }
         _ => None,
+    }
+}
+
+/// Whether `op` is a scan whose filter tree holds a PrefixFilter.
+fn scans_with_prefix(op: &Op) -> bool {
+    fn holds(f: &FilterSpec) -> bool {
+        match f {
+            FilterSpec::Prefix(_) => true,
+            FilterSpec::WhileMatch(f) | FilterSpec::Skip(f) => holds(f),
+            FilterSpec::List(_, fs) => fs.iter().any(holds),
+            _ => false,
+        }
+    }
+    match op {
+        Op::Scan { read, .. } => read.filter.as_ref().is_some_and(holds),
+        _ => false,
     }
 }
 
@@ -235,6 +257,7 @@ pub fn apply(op: &Op, table: &dyn Table, admin: &dyn Admin, name: &str) -> Outco
             start,
             stop,
             reversed,
+            raw,
             batch,
             caching,
             limit,
@@ -242,7 +265,7 @@ pub fn apply(op: &Op, table: &dyn Table, admin: &dyn Admin, name: &str) -> Outco
             allow_partial,
             read,
         } => {
-            let mut s = scan_of(read).reversed(*reversed);
+            let mut s = scan_of(read).reversed(*reversed).raw(*raw);
             if let Some(a) = start {
                 s = s.start_row(row(*a));
             }
@@ -282,5 +305,62 @@ pub fn apply(op: &Op, table: &dyn Table, admin: &dyn Admin, name: &str) -> Outco
         }
         Op::Flush => outcome(admin.flush(name), |_| Outcome::Done),
         Op::Compact { major } => outcome(admin.compact(name, *major), |_| Outcome::Done),
+        Op::Split { at } => match admin.split(name, Some(row(*at).as_bytes())) {
+            Ok(_) => regions(admin, name),
+            Err(e) => failed(&e),
+        },
+        Op::Merge { index } => {
+            let list = match admin.list_regions(name) {
+                Ok(l) => l,
+                Err(e) => return failed(&e),
+            };
+            let i = usize::from(*index);
+            if i + 1 >= list.len() {
+                return Outcome::Done;
+            }
+            match admin.merge_regions(&list[i].info.encoded, &list[i + 1].info.encoded) {
+                Ok(()) => regions(admin, name),
+                Err(e) => failed(&e),
+            }
+        }
+        Op::Disable => outcome(admin.disable_table(name), |_| Outcome::Done),
+        Op::Enable => outcome(admin.enable_table(name), |_| Outcome::Done),
+        Op::Alter {
+            family,
+            versions,
+            min_versions,
+            ttl,
+            keep_deleted,
+        } => {
+            let (mut desc, _) = match admin.describe(name) {
+                Ok(d) => d,
+                Err(e) => return failed(&e),
+            };
+            let Some(f) = desc
+                .families
+                .iter_mut()
+                .find(|f| f.name == fam(*family).as_bytes())
+            else {
+                return Outcome::Failed("no such family".into(), String::new());
+            };
+            f.versions = *versions;
+            f.min_versions = *min_versions;
+            f.ttl = ttl.unwrap_or(cellar_api::FOREVER);
+            f.keep_deleted_cells = *keep_deleted;
+            outcome(admin.modify_table(desc), |_| Outcome::Done)
+        }
+    }
+}
+
+/// The table's regions by start row, as its catalog lists them now.
+fn regions(admin: &dyn Admin, name: &str) -> Outcome {
+    match admin.list_regions(name) {
+        Ok(list) => Outcome::Regions(
+            list.iter()
+                .filter(|r| !r.info.offline)
+                .map(|r| cellar_types::to_string_binary(&r.info.start))
+                .collect(),
+        ),
+        Err(e) => failed(&e),
     }
 }

@@ -3,7 +3,7 @@
 //! families, qualifiers and values come from small sets so operations collide: the
 //! same cells are written, deleted, counted and read again and again.
 
-use cellar_api::CompareOp;
+use cellar_api::{CompareOp, KeepDeletedCells};
 use rand::rngs::SmallRng as StdRng;
 use rand::{Rng, SeedableRng};
 
@@ -117,6 +117,8 @@ pub enum Op {
         start: Option<u8>,
         stop: Option<u8>,
         reversed: bool,
+        /// Delete markers and the versions they mask too.
+        raw: bool,
         batch: Option<u32>,
         caching: Option<u32>,
         limit: Option<u64>,
@@ -127,6 +129,26 @@ pub enum Op {
     Flush,
     Compact {
         major: bool,
+    },
+    /// Splits the region holding the row at it (then compacts the daughters, so a
+    /// later split or merge does not meet reference files).
+    Split {
+        at: u8,
+    },
+    /// Merges the region at this place (in row order) with the next, if there is one.
+    Merge {
+        index: u8,
+    },
+    Disable,
+    Enable,
+    /// Changes a family's settings (`alter`).
+    Alter {
+        family: u8,
+        versions: u32,
+        min_versions: u32,
+        /// Seconds; `None`: FOREVER.
+        ttl: Option<i32>,
+        keep_deleted: KeepDeletedCells,
     },
 }
 
@@ -184,15 +206,24 @@ fn read(rng: &mut StdRng, filters: bool) -> Read {
     }
 }
 
-/// `n` operations from `seed`; `filters` adds random filter trees to reads.
+/// `n` operations from `seed`; `filters` adds random filter trees to reads. A
+/// Disable is followed by an Enable one to three operations later.
 pub fn generate(seed: u64, n: usize, filters: bool) -> Vec<Op> {
     let mut rng = StdRng::seed_from_u64(seed);
+    let mut enable_in: Option<u32> = None;
     (0..n)
         .map(|_| {
+            if let Some(k) = enable_in.as_mut() {
+                if *k == 0 {
+                    enable_in = None;
+                    return Op::Enable;
+                }
+                *k -= 1;
+            }
             let row = rng.random_range(0..ROWS);
             let fam = rng.random_range(0..FAMILIES.len() as u8);
             let q = rng.random_range(0..QUALIFIERS);
-            match rng.random_range(0..100) {
+            match rng.random_range(0..107) {
                 0..=29 => Op::Put {
                     row,
                     cells: (0..rng.random_range(1..=3))
@@ -257,6 +288,7 @@ pub fn generate(seed: u64, n: usize, filters: bool) -> Vec<Op> {
                         start: rng.random_bool(0.5).then_some(a),
                         stop: rng.random_bool(0.4).then_some(b),
                         reversed: rng.random_bool(0.25),
+                        raw: rng.random_bool(0.12),
                         batch: rng.random_bool(0.2).then(|| rng.random_range(1..=3)),
                         caching: rng.random_bool(0.3).then(|| rng.random_range(1..=4)),
                         limit: rng.random_bool(0.2).then(|| rng.random_range(1..=4)),
@@ -266,9 +298,34 @@ pub fn generate(seed: u64, n: usize, filters: bool) -> Vec<Op> {
                     }
                 }
                 96..=97 => Op::Flush,
-                _ => Op::Compact {
+                98..=99 => Op::Compact {
                     major: rng.random_bool(0.7),
                 },
+                100..=101 => Op::Split {
+                    at: rng.random_range(1..ROWS),
+                },
+                102 => Op::Merge {
+                    index: rng.random_range(0..3),
+                },
+                103 if enable_in.is_none() => {
+                    enable_in = Some(rng.random_range(0..3));
+                    Op::Disable
+                }
+                _ => {
+                    let versions = rng.random_range(1..=5);
+                    Op::Alter {
+                        family: fam,
+                        versions,
+                        // Now and then more than VERSIONS: HBase refuses that.
+                        min_versions: [0, 0, 1, 2, 6][rng.random_range(0..5)],
+                        ttl: [None, Some(86_400), Some(31_536_000)][rng.random_range(0..3)],
+                        keep_deleted: [
+                            KeepDeletedCells::False,
+                            KeepDeletedCells::True,
+                            KeepDeletedCells::Ttl,
+                        ][rng.random_range(0..3)],
+                    }
+                }
             }
         })
         .collect()
