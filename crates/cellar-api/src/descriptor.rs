@@ -2,7 +2,6 @@
 //! `describe` rendering.
 
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
 
 use cellar_types::to_string_binary;
 
@@ -237,27 +236,9 @@ impl FamilyDescriptor {
         ]
     }
 
-    /// `{NAME => 'f', BLOOMFILTER => 'ROW', ...}` as HBase's shell prints a family.
+    /// `{NAME => 'f', VERSIONS => '1', ...}` as HBase's shell prints a family.
     pub fn describe(&self) -> String {
-        let mut s = String::from("{");
-        for (i, (k, v)) in self.attributes().iter().enumerate() {
-            if i > 0 {
-                s.push_str(", ");
-            }
-            let _ = write!(s, "{k} => '{v}'");
-        }
-        if !self.configuration.is_empty() {
-            s.push_str(", CONFIGURATION => {");
-            for (i, (k, v)) in self.configuration.iter().enumerate() {
-                if i > 0 {
-                    s.push_str(", ");
-                }
-                let _ = write!(s, "'{k}' => '{v}'");
-            }
-            s.push('}');
-        }
-        s.push('}');
-        s
+        crate::shell_text::describe_family(self)
     }
 
     /// TTL in milliseconds, or `None` when the family never expires.
@@ -372,34 +353,18 @@ impl TableDescriptor {
         out
     }
 
-    /// `describe` body lines, as HBase's shell prints them.
+    /// `describe` body lines, as HBase's shell prints them: the state, the table's
+    /// attributes, and each family followed by a blank line.
     pub fn describe(&self, enabled: bool) -> String {
         let mut s = format!(
-            "Table {} is {}\n{}",
+            "Table {} is {}\n{}\nCOLUMN FAMILIES DESCRIPTION\n",
             self.name,
             if enabled { "ENABLED" } else { "DISABLED" },
-            self.name
+            crate::shell_text::describe_table_line(self)
         );
-        let attrs = self.table_attributes();
-        if !attrs.is_empty() || !self.configuration.is_empty() {
-            s.push_str(", {TABLE_ATTRIBUTES => {");
-            let mut parts: Vec<String> =
-                attrs.iter().map(|(k, v)| format!("{k} => '{v}'")).collect();
-            if !self.configuration.is_empty() {
-                let conf: Vec<String> = self
-                    .configuration
-                    .iter()
-                    .map(|(k, v)| format!("'{k}' => '{v}'"))
-                    .collect();
-                parts.push(format!("CONFIGURATION => {{{}}}", conf.join(", ")));
-            }
-            s.push_str(&parts.join(", "));
-            s.push_str("}}");
-        }
-        s.push_str("\nCOLUMN FAMILIES DESCRIPTION\n");
         for f in &self.families {
             s.push_str(&f.describe());
-            s.push('\n');
+            s.push_str("\n\n");
         }
         s
     }
@@ -414,7 +379,7 @@ mod tests {
         let f = FamilyDescriptor::new("d");
         assert_eq!(
             f.describe(),
-            "{NAME => 'd', BLOOMFILTER => 'ROW', IN_MEMORY => 'false', VERSIONS => '1', KEEP_DELETED_CELLS => 'FALSE', DATA_BLOCK_ENCODING => 'NONE', COMPRESSION => 'NONE', TTL => 'FOREVER', MIN_VERSIONS => '0', BLOCKCACHE => 'true', BLOCKSIZE => '65536', REPLICATION_SCOPE => '0'}"
+            "{NAME => 'd', VERSIONS => '1', KEEP_DELETED_CELLS => 'FALSE', DATA_BLOCK_ENCODING => 'NONE', TTL => 'FOREVER', MIN_VERSIONS => '0', REPLICATION_SCOPE => '0', BLOOMFILTER => 'ROW', IN_MEMORY => 'false', COMPRESSION => 'NONE', BLOCKCACHE => 'true', BLOCKSIZE => '65536', METADATA => {'INDEX_BLOCK_ENCODING' => 'NONE'}}"
         );
     }
 

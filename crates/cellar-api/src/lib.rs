@@ -17,6 +17,7 @@ mod region_info;
 mod region_stats;
 mod result;
 mod server_name;
+mod shell_text;
 mod table_name;
 
 pub use cellar_types::{Cell, CellType, LATEST_TIMESTAMP};
@@ -32,4 +33,5 @@ pub use region_info::RegionInfo;
 pub use region_stats::{FailedRegion, RegionStats};
 pub use result::RowResult;
 pub use server_name::ServerName;
+pub use shell_text::ttl_text;
 pub use table_name::{is_legal_namespace, TableName, DEFAULT_NAMESPACE, SYSTEM_NAMESPACE};

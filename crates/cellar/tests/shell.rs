@@ -94,8 +94,9 @@ fn scan_and_get_options_as_hbase_writes_them() {
     assert_eq!(code, 1, "{out}");
     let sections: Vec<&str> = out.split("Took ").collect();
     let n = sections.len();
-    // The last nine commands: eight sections ending in a Took line, then the error.
-    let section = |i: usize| sections[n - 9 + i];
+    // The last nine commands: nine sections ending in a Took line (the error's too,
+    // as HBase's shell prints it), then what follows the last.
+    let section = |i: usize| sections[n - 10 + i];
     let s0 = section(0);
     assert!(
         s0.contains("column=f:x, timestamp=") && s0.contains("value=b1z") && !s0.contains("f:y"),

@@ -9,6 +9,7 @@ use super::client::Client;
 use super::ddl;
 use super::format;
 use super::parse::{CommandLine, Value};
+use super::regions;
 use cellar_api::{Error, ErrorKind};
 
 pub(super) type CmdResult = Result<Option<String>, String>;
@@ -142,7 +143,7 @@ pub fn run(db: &Client, c: &CommandLine, out: &mut String, style: &format::Style
         "scan" => scan(db, c, out, style),
         "count" => count(db, c, out),
         "flush" => db.flush(&table_name(c)?).map(|_| None).map_err(db_err),
-        "list_regions" => ddl::list_regions(db, c, out),
+        "list_regions" => regions::list_regions(db, c, out),
         "merge_region" => {
             let a = arg(c, 0, "two region names")?.text().unwrap_or_default();
             let b = arg(c, 1, "two region names")?.text().unwrap_or_default();
@@ -199,6 +200,8 @@ fn add_columns_get(mut g: Get, cols: &[Vec<u8>]) -> Get {
 }
 
 fn get(db: &Client, c: &CommandLine, out: &mut String, style: &format::Style) -> CmdResult {
+    // As HBase's shell: the header first, then whatever goes wrong.
+    out.push_str(&style.header("COLUMN", "CELL"));
     let t = db.table(&table_name(c)?).map_err(db_err)?;
     let row = bytes(arg(c, 1, "a row")?, "row")?;
     let mut g = Get::new(row);
@@ -237,7 +240,6 @@ fn get(db: &Client, c: &CommandLine, out: &mut String, style: &format::Style) ->
         }
     }
     let r = t.get(&g).map_err(db_err)?;
-    out.push_str(&style.header("COLUMN", "CELL"));
     for cell in &r.cells {
         out.push_str(&style.row_line(&format::column_name(cell), &style.cell_text(cell)));
     }
@@ -469,10 +471,16 @@ fn filter_of(v: &Value) -> Result<cellar_region::FilterSpec, String> {
         other => return Err(format!("FILTER must be a filter string, got {other}")),
     };
     cellar_region::parse_filter_bytes(text).map_err(|e| {
-        format!(
-            "Incorrect filter string \"{}\": {e}",
-            to_string_binary(text)
-        )
+        // An unknown filter name in HBase's own words (its ParseFilter's message);
+        // other mistakes with where they are.
+        if e.message.starts_with("Filter Name ") {
+            e.message
+        } else {
+            format!(
+                "Incorrect filter string \"{}\": {e}",
+                to_string_binary(text)
+            )
+        }
     })
 }
 
@@ -490,12 +498,13 @@ fn prefix_stop(prefix: &[u8]) -> Vec<u8> {
 }
 
 fn scan(db: &Client, c: &CommandLine, out: &mut String, style: &format::Style) -> CmdResult {
+    // As HBase's shell: the header first, then whatever goes wrong.
+    out.push_str(&style.header("ROW", "COLUMN+CELL"));
     let t = db.table(&table_name(c)?).map_err(db_err)?;
     let s = build_scan(c)?;
-    out.push_str(&style.header("ROW", "COLUMN+CELL"));
     let mut rows = 0;
     for r in t.scan(&s).map_err(db_err)? {
-        let r = r.map_err(|e| e.to_string())?;
+        let r = r.map_err(db_err)?;
         // As HBase's shell, every Result counts (a row in BATCH fragments counts each).
         rows += 1;
         for cell in &r.cells {

@@ -1,10 +1,9 @@
 //! The shell's data-definition and administration commands: help, status, list,
-//! create, alter, describe, list_regions.
+//! create, alter, describe.
 
 use std::fmt::Write as _;
 
 use cellar_region::{FamilyDescriptor, TableDescriptor};
-use cellar_types::to_string_binary;
 
 use super::client::Client;
 use super::commands::{arg, bytes, check_keys, columns_of, db_err, int, table_name, CmdResult};
@@ -316,38 +315,9 @@ pub(super) fn describe(db: &Client, c: &CommandLine, out: &mut String) -> CmdRes
     let name = table_name(c)?;
     let (desc, enabled) = db.describe(&name).map_err(db_err)?;
     out.push_str(&desc.describe(enabled));
-    out.push('\n');
     let _ = write!(out, "{}", format::rows(desc.families.len() as u64));
-    Ok(None)
-}
-
-pub(super) fn list_regions(db: &Client, c: &CommandLine, out: &mut String) -> CmdResult {
-    let name = table_name(c)?;
-    let regions = db.list_regions(&name).map_err(db_err)?;
-    let _ = writeln!(
-        out,
-        "{:>12} | {:<60} | {:>12} | {:>12} | {:>8} | {:>8} | {:>8} |",
-        "SERVER_NAME", "REGION_NAME", "START_KEY", "END_KEY", "SIZE", "REQ", "FILES"
-    );
-    for r in &regions {
-        let _ = writeln!(
-            out,
-            "{:>12} | {:<60} | {:>12} | {:>12} | {:>8} | {:>8} | {:>8} |",
-            "localhost",
-            r.info.region_name(),
-            to_string_binary(&r.info.start),
-            to_string_binary(&r.info.end),
-            (r.store_files_size + r.memstore_size) >> 20,
-            r.read_requests + r.write_requests,
-            r.store_files
-        );
-    }
-    let _ = writeln!(out, " {} rows", regions.len());
-    for r in &regions {
-        if let Some(a) = &r.alarm {
-            let _ = writeln!(out, "WARNING: region {} {}", r.info.region_name(), a);
-        }
-    }
+    // HBase's shell reports quotas when its quota table exists; Cellar has none.
+    out.push_str("Quota is disabled\n");
     Ok(None)
 }
 

@@ -1,13 +1,14 @@
 //! `cellar shell [DIR]`: HBase shell syntax and output on the embedded database.
 //! Interactive with history and line editing on a terminal; otherwise it reads commands
-//! from standard input so scripts work. An error prints one `ERROR: ...` line and the
-//! shell goes on.
+//! from standard input so scripts work. An error prints as HBase's shell prints it
+//! (`ERROR: ...`, then where to find usage and the time taken) and the shell goes on.
 
 mod client;
 mod commands;
 mod ddl;
 mod format;
 pub mod parse;
+mod regions;
 
 use std::io::{BufRead, IsTerminal, Write};
 
@@ -101,9 +102,19 @@ impl<W: Write> Shell<W> {
                 }
             }
             Err(e) => {
+                // HBase's shell: the error between blank lines, where to find usage,
+                // and the time taken.
                 self.had_error = true;
                 self.out.write_all(text.as_bytes())?;
-                writeln!(self.out, "ERROR: {e}")?;
+                writeln!(
+                    self.out,
+                    "\nERROR: {e}\n\nFor usage try 'help \"{}\"'\n",
+                    cmd.name
+                )?;
+                self.out.write_all(
+                    format::took(SystemClock.monotonic().saturating_sub(start).as_secs_f64())
+                        .as_bytes(),
+                )?;
             }
         }
         self.out.flush()?;
