@@ -17,6 +17,8 @@ pub enum WalError {
         offset: u64,
         reason: String,
     },
+    #[error("{path}: {what} cannot be read")]
+    Unsupported { path: PathBuf, what: String },
     #[error("the WAL is poisoned by an earlier failed write or sync ({cause}); writes are refused until the store is reopened")]
     Poisoned { cause: String },
     #[error("the WAL is closed")]
@@ -32,6 +34,7 @@ impl WalError {
         match self {
             WalError::Io(e) => e.kind(),
             WalError::Corrupt { .. } => ErrorKind::Corrupt,
+            WalError::Unsupported { .. } => ErrorKind::Unsupported,
             WalError::Poisoned { .. } => ErrorKind::ServerAborted,
             WalError::Closed => ErrorKind::ServerStopped,
             WalError::InvalidEdit(_) => ErrorKind::InvalidRequest,

@@ -6,6 +6,7 @@
 //! refusing corruption in the middle.
 
 mod error;
+pub mod hbase;
 mod record;
 mod replay;
 mod wal;

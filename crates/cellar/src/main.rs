@@ -1,9 +1,10 @@
 //! The `cellar` command: `cellar server` serves a database over HBase's RPC protocol;
 //! `cellar shell` runs the HBase-style shell on an embedded database (or, with
 //! `--connect`, against a server); `cellar hfile` inspects store files written by
-//! Cellar or HBase.
+//! Cellar or HBase; `cellar wal` lists the edits in HBase's WAL files.
 
 mod hfile_tool;
+mod wal_tool;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -25,6 +26,8 @@ struct Cli {
 enum Command {
     /// Inspect a store file, like `hbase hfile`.
     Hfile(hfile_tool::HFileArgs),
+    /// List the entries of HBase WAL files, like `hbase wal`.
+    Wal(wal_tool::WalArgs),
     /// Serve the database in DIR (default ./cellar-data) over HBase's RPC protocol.
     Server {
         /// Database directory.
@@ -114,6 +117,7 @@ fn main() -> ExitCode {
     }
     match cli.command {
         Command::Hfile(args) => hfile_tool::run(&args),
+        Command::Wal(args) => wal_tool::run(&args),
         Command::Server {
             dir,
             config,
