@@ -52,6 +52,10 @@ pub(crate) struct Inner {
     nonce: std::sync::atomic::AtomicU64,
 }
 
+/// Meta rows read per page when locating a region, and pages read at most.
+const LOCATE_ROWS: u32 = 8;
+const LOCATE_PAGES: usize = 64;
+
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
@@ -340,23 +344,42 @@ impl Connection {
         start.push(b',');
         start.extend_from_slice(row);
         start.extend_from_slice(b",99999999999999");
-        let scan = pb::Scan {
-            start_row: Some(start.into()),
-            stop_row: Some(format!("{table},,").into_bytes().into()),
-            reversed: Some(true),
-            caching: Some(1),
-            column: vec![pb::Column {
-                family: bytes::Bytes::from_static(b"info"),
-                qualifier: Vec::new(),
-            }],
-            ..Default::default()
-        };
-        let rows = self.scan_meta(scan, 1).await?;
-        let loc = rows
-            .into_iter()
-            .filter_map(|r| location_of(&r))
-            .next()
-            .filter(|(l, _)| l.info.table == table);
+        // As HBase's locator: the nearest meta row at or before the row's key that is
+        // not a split parent (offline; kept in meta until its daughters let go of its
+        // files), paging back past such parents.
+        let mut loc = None;
+        let mut seen = false;
+        for _ in 0..LOCATE_PAGES {
+            let scan = pb::Scan {
+                start_row: Some(start.clone().into()),
+                stop_row: Some(format!("{table},,").into_bytes().into()),
+                reversed: Some(true),
+                caching: Some(LOCATE_ROWS),
+                column: vec![pb::Column {
+                    family: bytes::Bytes::from_static(b"info"),
+                    qualifier: Vec::new(),
+                }],
+                ..Default::default()
+            };
+            let rows = self.scan_meta(scan, LOCATE_ROWS).await?;
+            let last = rows.last().map(|r| r.row.clone());
+            let page = rows.len();
+            loc = rows
+                .iter()
+                // A later page starts (inclusively) at the last row of the one before.
+                .filter(|r| !(seen && r.row == start))
+                .filter_map(location_of)
+                .find(|(l, _)| !l.info.offline || l.info.table != table);
+            match (&loc, last) {
+                (None, Some(last)) if page == LOCATE_ROWS as usize => {
+                    // Every row here was a split parent: go on from the last one.
+                    start = last;
+                    seen = true;
+                }
+                _ => break,
+            }
+        }
+        let loc = loc.filter(|(l, _)| l.info.table == table);
         let Some((loc, online)) = loc else {
             return Err(Error::new(ErrorKind::TableNotFound, table.clone()).with_table(table));
         };

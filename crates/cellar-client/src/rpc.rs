@@ -127,12 +127,18 @@ impl RpcConnection {
         let (done, wait) = oneshot::channel();
         lock(&self.pending).insert(id, done);
         let frame = Request::encode(id, method, req, cells);
+        tracing::trace!(addr = %self.addr, method, id, "call");
         if self.tx.send(frame).await.is_err() {
             lock(&self.pending).remove(&id);
             return Err(broken(&self.addr, "connection closed"));
         }
         let resp = match tokio::time::timeout(timeout, wait).await {
-            Ok(Ok(r)) => r?,
+            Ok(Ok(r)) => {
+                if let Err(e) = &r {
+                    tracing::trace!(addr = %self.addr, method, id, error = %e, "error response");
+                }
+                r?
+            }
             Ok(Err(_)) => return Err(broken(&self.addr, "connection closed")),
             Err(_) => {
                 lock(&self.pending).remove(&id);

@@ -255,7 +255,11 @@ impl ResultScanner {
         let (resp, block): (pb::ScanResponse, _) =
             rpc.call("Scan", &req, &[], cfg.rpc_timeout).await?;
         let results = decode_scan_results(&resp, block, rpc.codec())?;
-        self.attempt = 0;
+        // Retries are counted until the scan moves on: a call that succeeds without a
+        // result (reopening where the last failure left off) does not start them over.
+        if !results.is_empty() {
+            self.attempt = 0;
+        }
         match (&mut self.open, resp.scanner_id) {
             (Some(o), _) => o.seq += 1,
             (None, Some(id)) => {

@@ -218,10 +218,15 @@ impl Matcher {
             if !self.selected(cell.qualifier()) && !ty.is_delete() {
                 return self.next_column(cell);
             }
-            if !ty.is_delete() {
-                if let Some(code) = self.check_versions(ts, ty) {
-                    return code;
+            if ty.is_delete() {
+                // HBase's column tracker skips a marker repeating the previous one's
+                // timestamp and type, and does not count markers as versions.
+                if self.last == Some((ts, ty.code())) {
+                    return MatchCode::Skip;
                 }
+                self.last = Some((ts, ty.code()));
+            } else if let Some(code) = self.check_versions(ts, ty) {
+                return code;
             }
             return self.apply_filter(cell, filter);
         }
@@ -279,6 +284,9 @@ impl Matcher {
         filter: Option<&mut (dyn Filter + 'static)>,
     ) -> MatchCode {
         let mut code = MatchCode::Include;
+        // Behind a filter, a raw read counts every cell it returns against its versions,
+        // delete markers included (HBase's versionsAfterFilter).
+        let count_markers = self.p.raw && filter.is_some();
         if let Some(f) = filter {
             match f.filter_cell(cell) {
                 ReturnCode::Include => {}
@@ -295,7 +303,7 @@ impl Matcher {
                 }
             }
         }
-        if cell.cell_type().is_delete() {
+        if cell.cell_type().is_delete() && !count_markers {
             return code;
         }
         self.filtered_count += 1;

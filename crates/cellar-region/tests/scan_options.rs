@@ -302,3 +302,27 @@ fn a_rows_last_fragment_is_marked_final() {
     h.region.flush().unwrap();
     check(Scan::new().batch(1), "batch 1 after a flush");
 }
+
+/// A raw read counts delete markers against its versions only behind a filter (HBase's
+/// column tracker skips markers; its count after the filter includes them).
+#[test]
+fn raw_versions_count_markers_only_behind_a_filter() {
+    let h = harness(Config::default());
+    h.region
+        .put(Put::new("r").add_column_at("a", "q", 1, "v"))
+        .unwrap();
+    h.region
+        .delete(cellar_region::Delete::new("r").add_columns_before("a", "q", 5))
+        .unwrap();
+    let cells = |s: Scan| -> Vec<(i64, bool)> {
+        results(&h, &s)
+            .iter()
+            .flat_map(|r| r.cells.iter())
+            .map(|c| (c.timestamp(), c.cell_type().is_delete()))
+            .collect()
+    };
+    let raw = Scan::new().raw(true).max_versions(1);
+    assert_eq!(cells(raw.clone()), vec![(5, true), (1, false)]);
+    let filtered = raw.filter(cellar_region::parse_filter("KeyOnlyFilter()").unwrap());
+    assert_eq!(cells(filtered), vec![(5, true)]);
+}

@@ -187,6 +187,14 @@ impl Servers {
         let mut last_clock_op = Instant::now();
         let started = Instant::now();
         let mut found = None;
+        // CELLAR_DIFF_TRACE: name each operation as it starts (to find a hang).
+        let trace = std::env::var_os("CELLAR_DIFF_TRACE").is_some();
+        if trace {
+            let _ = tracing_subscriber::fmt()
+                .with_max_level(tracing::Level::TRACE)
+                .with_writer(std::io::stderr)
+                .try_init();
+        }
         for (i, op) in ops.iter().enumerate() {
             if op.takes_server_time() {
                 // Both servers give these their clock's milliseconds: keep them on
@@ -197,7 +205,13 @@ impl Servers {
                 }
                 last_clock_op = Instant::now();
             }
+            if trace {
+                eprintln!("seed {seed} op {i} on HBase: {op:?}");
+            }
             let h = apply(op, ht.as_ref(), ha.as_ref(), &name);
+            if trace {
+                eprintln!("seed {seed} op {i} on Cellar");
+            }
             let c = apply(op, ct.as_ref(), ca.as_ref(), &name);
             if matches!(op, Op::Split { .. } | Op::Merge { .. }) && matches!(h, Outcome::Regions(_))
             {

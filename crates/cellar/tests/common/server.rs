@@ -36,6 +36,7 @@ impl ServerProcess {
         let (addr_tx, addr_rx) = mpsc::channel();
         // A real process needs a real thread reading its log.
         #[allow(clippy::disallowed_methods)]
+        let echo = std::env::var_os("CELLAR_TEST_SERVER_LOG").is_some();
         std::thread::spawn(move || {
             let mut sent = false;
             for line in BufReader::new(stderr).lines().map_while(Result::ok) {
@@ -45,6 +46,9 @@ impl ServerProcess {
                         sent = true;
                         continue;
                     }
+                }
+                if echo {
+                    eprintln!("[cellar server] {line}");
                 }
                 let _ = tx.send(line);
             }
