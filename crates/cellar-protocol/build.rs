@@ -10,6 +10,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "proto/client.proto",
         "proto/master.proto",
         "proto/admin.proto",
+        "proto/snapshot.proto",
     ];
     for f in &files {
         println!("cargo:rerun-if-changed={f}");

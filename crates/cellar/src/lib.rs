@@ -7,6 +7,7 @@
 pub mod client;
 pub mod database;
 mod error;
+pub mod hbase_snapshot;
 pub mod layout;
 pub mod master;
 pub mod region_server;

@@ -35,8 +35,8 @@ impl ServerProcess {
         let (tx, rx) = mpsc::channel();
         let (addr_tx, addr_rx) = mpsc::channel();
         // A real process needs a real thread reading its log.
-        #[allow(clippy::disallowed_methods)]
         let echo = std::env::var_os("CELLAR_TEST_SERVER_LOG").is_some();
+        #[allow(clippy::disallowed_methods)]
         std::thread::spawn(move || {
             let mut sent = false;
             for line in BufReader::new(stderr).lines().map_while(Result::ok) {
