@@ -94,6 +94,8 @@ pub struct Matcher {
     /// Cells of the column kept by the filter.
     filtered_count: u32,
     last: Option<(i64, u8)>,
+    /// Whether a version of this column past the TTL was met.
+    expired_seen: bool,
     /// A seek decided while in the empty-qualifier column, where the scanner steps
     /// instead of seeking (delete markers live there): puts before it are skipped
     /// without asking anyone, markers are still tracked.
@@ -114,6 +116,7 @@ impl Matcher {
             count: 0,
             filtered_count: 0,
             last: None,
+            expired_seen: false,
             pending: None,
         }
     }
@@ -127,6 +130,7 @@ impl Matcher {
             self.count = 0;
             self.filtered_count = 0;
             self.last = None;
+            self.expired_seen = false;
             if self.pending == Some(Pending::RestOfColumn) {
                 self.pending = None;
             }
@@ -271,9 +275,19 @@ impl Matcher {
         if self.count > limit {
             return Some(MatchCode::SeekNextCol);
         }
-        if self.expired(ts) && self.count > self.p.min_versions {
+        let expired = self.expired(ts);
+        if expired && self.count > self.p.min_versions {
+            // HBase's ExplicitColumnTracker (named columns, MIN_VERSIONS > 0) returns the
+            // first version past the TTL that follows MIN_VERSIONS newer ones, then
+            // ends the column; its wildcard tracker returns none.
+            if self.p.columns.is_some() && self.p.min_versions > 0 && !self.expired_seen {
+                self.expired_seen = true;
+                self.last = Some((ts, ty.code()));
+                return None;
+            }
             return Some(MatchCode::SeekNextCol);
         }
+        self.expired_seen |= expired;
         self.last = Some((ts, ty.code()));
         None
     }

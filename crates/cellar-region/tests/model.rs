@@ -297,6 +297,7 @@ impl Model {
                 puts.sort_by(|a, b| b.ts.cmp(&a.ts).then(b.seq.cmp(&a.seq)));
                 let mut count = 0;
                 let mut last_ts = None;
+                let mut expired_seen = false;
                 for c in puts {
                     if Self::masked(&markers, q, c.ts) || c.ts >= tr.max || c.ts < tr.min {
                         continue;
@@ -309,9 +310,18 @@ impl Model {
                     if count > maxv {
                         break;
                     }
-                    if f.ttl_ms.is_some_and(|t| c.ts < now - t) && count > f.min_versions {
-                        break;
+                    let expired = f.ttl_ms.is_some_and(|t| c.ts < now - t);
+                    let mut last = false;
+                    if expired && count > f.min_versions {
+                        // HBase's explicit column tracker: with MIN_VERSIONS, the first
+                        // expired version after them is returned, and the column ends.
+                        if cols.is_some() && f.min_versions > 0 && !expired_seen {
+                            last = true;
+                        } else {
+                            break;
+                        }
                     }
+                    expired_seen |= expired;
                     out.push((
                         row.to_vec(),
                         f.name.clone(),
@@ -320,6 +330,9 @@ impl Model {
                         4,
                         c.value.clone(),
                     ));
+                    if last {
+                        break;
+                    }
                 }
             }
         }
