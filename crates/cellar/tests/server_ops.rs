@@ -501,3 +501,32 @@ async fn server_side_cell_size_check() {
     );
     assert_eq!(server.stop(), Some(0));
 }
+
+/// Merging the regions of a disabled table: as HBase, the call is answered with a
+/// procedure, and the procedure fails (MergeRegionException: the region is not OPEN),
+/// which the client reports as an IOException.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn merging_a_disabled_tables_regions_fails_its_procedure() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = ServerProcess::start(dir.path());
+    let conn = setup(&server, true).await;
+    let admin = conn.admin();
+    admin
+        .create_table(desc("m"), vec![b"h".to_vec()])
+        .await
+        .unwrap();
+    let regions = admin.list_regions("m").await.unwrap();
+    assert_eq!(regions.len(), 2);
+    admin.disable_table("m").await.unwrap();
+    let e = admin
+        .merge_regions(&regions[0].info.encoded, &regions[1].info.encoded)
+        .await
+        .unwrap_err();
+    assert_eq!(e.exception_class(), "java.io.IOException", "{e}");
+    assert!(e.message().contains("is not OPEN"), "{e}");
+    admin.enable_table("m").await.unwrap();
+    admin
+        .merge_regions(&regions[0].info.encoded, &regions[1].info.encoded)
+        .await
+        .unwrap();
+}

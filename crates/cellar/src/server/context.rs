@@ -44,6 +44,9 @@ pub struct Context {
     pub max_connection_calls: usize,
     /// Procedure ids handed out for DDL calls (each finished when answered).
     pub next_proc_id: AtomicU64,
+    /// Procedures that finished with an exception (class, message), as HBase reports a
+    /// procedure that failed after its call was answered; the most recent kept.
+    pub failed_procs: std::sync::Mutex<std::collections::BTreeMap<u64, (String, String)>>,
     /// The balancer switch clients may flip (one server: nothing to balance).
     pub balancer_on: AtomicBool,
     pub latency: super::metrics::Latencies,
@@ -67,6 +70,7 @@ impl Context {
             max_calls: config.ipc_max_call_queue_length,
             max_connection_calls: config.ipc_max_connection_calls,
             next_proc_id: AtomicU64::new(1),
+            failed_procs: Default::default(),
             balancer_on: AtomicBool::new(true),
             latency: Default::default(),
             db,
@@ -78,5 +82,16 @@ impl Context {
 
     pub fn proc_id(&self) -> u64 {
         self.next_proc_id.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// A procedure id whose result is the exception `class` with `message`.
+    pub fn failed_proc(&self, class: &str, message: String) -> u64 {
+        let id = self.proc_id();
+        let mut failed = self.failed_procs.lock().unwrap_or_else(|e| e.into_inner());
+        failed.insert(id, (class.to_string(), message));
+        while failed.len() > 1024 {
+            failed.pop_first();
+        }
+        id
     }
 }

@@ -23,6 +23,15 @@ fn proc(call: &Call<'_>) -> Reply {
     })
 }
 
+/// The encoded name a region specifier names (a region name ends `.ENCODED.`).
+fn encoded_of(spec: &pb::RegionSpecifier) -> String {
+    let text = String::from_utf8_lossy(&spec.value).into_owned();
+    match text.strip_suffix('.').and_then(|t| t.rsplit_once('.')) {
+        Some((_, encoded)) => encoded.to_string(),
+        None => text,
+    }
+}
+
 fn admin(call: &Call<'_>) -> Box<dyn Admin> {
     crate::client::Connection::admin(call.ctx.db.connection())
 }
@@ -259,6 +268,22 @@ pub fn call(call: &Call<'_>, method: &str) -> CallResult {
             let req: pb::GetProcedureResultRequest = call.param("GetProcedureResultRequest")?;
             let issued = req.proc_id < call.ctx.next_proc_id.load(Ordering::Relaxed);
             let now = call.ctx.db.region_server().clock().now_millis().max(0) as u64;
+            let failure = call
+                .ctx
+                .failed_procs
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .get(&req.proc_id)
+                .cloned();
+            let exception = failure.map(|(class, message)| pb::ForeignExceptionMessage {
+                source: Some(call.ctx.server_name.to_string()),
+                generic_exception: Some(pb::GenericExceptionMessage {
+                    class_name: Some(class),
+                    message: Some(message),
+                    error_info: None,
+                    trace: Vec::new(),
+                }),
+            });
             Ok(Reply::new(pb::GetProcedureResultResponse {
                 state: if issued {
                     pb::get_procedure_result_response::State::Finished
@@ -268,7 +293,7 @@ pub fn call(call: &Call<'_>, method: &str) -> CallResult {
                 submitted_time: Some(now),
                 last_update: Some(now),
                 result: None,
-                exception: None,
+                exception,
             }))
         }
         "SplitRegion" => {
@@ -308,9 +333,25 @@ pub fn call(call: &Call<'_>, method: &str) -> CallResult {
             }
             let mut names = Vec::new();
             for spec in &req.region {
-                match call.ctx.regions.resolve(call.master(), spec)? {
-                    Target::Region(r, _) => names.push(r.name().to_string()),
-                    Target::Meta => return Err(Error::invalid("hbase:meta is not merged").into()),
+                match call.ctx.regions.resolve(call.master(), spec) {
+                    Ok(Target::Region(r, _)) => names.push(r.name().to_string()),
+                    Ok(Target::Meta) => {
+                        return Err(Error::invalid("hbase:meta is not merged").into())
+                    }
+                    // As HBase's merge procedure: a region that is not open (its table
+                    // disabled) fails the procedure, not the call.
+                    Err(e) if e.kind() == ErrorKind::NotServingRegion => {
+                        let message = format!(
+                            "org.apache.hadoop.hbase.exceptions.MergeRegionException: org.apache.hadoop.hbase.client.DoNotRetryRegionException: {} is not OPEN; state=CLOSED",
+                            encoded_of(spec)
+                        );
+                        let id = call.ctx.failed_proc(
+                            "org.apache.hadoop.hbase.exceptions.MergeRegionException",
+                            message,
+                        );
+                        return Ok(Reply::new(pb::ProcedureResponse { proc_id: Some(id) }));
+                    }
+                    Err(e) => return Err(e.into()),
                 }
             }
             a.merge_regions(&names[0], &names[1])?;
