@@ -112,6 +112,20 @@ impl StoreFile {
         })
     }
 
+    /// The rows of the file's first and last cells; `None` for a file without cells.
+    pub fn row_span(&self) -> Result<Option<(Vec<u8>, Vec<u8>)>> {
+        let first = self
+            .reader
+            .first_data_block()
+            .map_err(|e| RegionError::in_file(&self.path, e))?
+            .and_then(|b| b.cells.first().map(|c| c.row().to_vec()));
+        let last = self
+            .reader
+            .last_key()
+            .and_then(|k| cellar_types::KeyRef::parse(k).ok().map(|k| k.row.to_vec()));
+        Ok(first.zip(last))
+    }
+
     /// Opens a reference entry of the store in `store_dir`: the parent's file (in the
     /// parent region's directory of the same family, under the same table), seen as
     /// one half.
@@ -334,28 +348,41 @@ impl Store {
         top: &Path,
         parent: &str,
     ) -> Result<()> {
-        self.write_reference_manifest(bottom, parent, split_row, false)?;
-        self.write_reference_manifest(top, parent, split_row, true)
+        self.write_reference_manifest(bottom, parent, split_row, false, true)?;
+        self.write_reference_manifest(top, parent, split_row, true, true)
     }
 
     /// Creates the merged region's store in `dir` (or adds to it, for the second parent):
     /// references to every whole file of this store.
     pub fn write_whole_references(&self, dir: &Path, parent: &str) -> Result<()> {
-        self.write_reference_manifest(dir, parent, b"", true)
+        self.write_reference_manifest(dir, parent, b"", true, false)
     }
 
+    /// `check_range`: as HBase splits, a daughter gets no reference to a file that has
+    /// no cells on its side of the split row (an empty file: neither daughter).
     fn write_reference_manifest(
         &self,
         dir: &Path,
         parent: &str,
         split_row: &[u8],
         top: bool,
+        check_range: bool,
     ) -> Result<()> {
         let mut live = Manifest::read(self.fs.as_ref(), dir)
             .ok()
             .flatten()
             .unwrap_or_default();
         for f in self.files() {
+            if check_range && f.half.is_none() {
+                let keep = match f.row_span()? {
+                    None => false,
+                    Some((_, last)) if top => last.as_slice() >= split_row,
+                    Some((first, _)) => first.as_slice() <= split_row,
+                };
+                if !keep {
+                    continue;
+                }
+            }
             live.push(FileEntry {
                 name: format!("{}.{parent}", f.name),
                 kind: FileKind::Reference {

@@ -34,8 +34,9 @@ use ops::{generate, row, Op, FAMILIES};
 const SEEDS: std::ops::RangeInclusive<u64> = 1..=8;
 const OPS: usize = 120;
 /// Soak seeds that once showed a difference (or hung), replayed in CI at the soak's
-/// length: 1008 (a named column's expired version), 1013 (a scan past a split parent).
-const REGRESSION_SEEDS: [u64; 2] = [1008, 1013];
+/// length: 1008 (a named column's expired version), 1013 (a scan past a split parent),
+/// 2073 (a daughter given a reference to a file wholly on the other side).
+const REGRESSION_SEEDS: [u64; 3] = [1008, 1013, 2073];
 const SOAK_OPS: usize = 300;
 
 fn required() -> bool {

@@ -113,6 +113,53 @@ fn manual_splits_serve_through_references_then_compact_them_away() {
     check_all(&db, 2000);
 }
 
+/// As HBase's `splitStoreFile`: a daughter gets no reference to a parent file with no
+/// cells on its side of the split row, so it starts with no files and nothing to
+/// compact; the other daughter references them all.
+#[test]
+fn a_daughter_gets_no_reference_to_a_file_wholly_on_the_other_side() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut o = Options::for_dir(tmp.path()).unwrap();
+    o.background = false;
+    let db = Database::open_with(tmp.path(), o).unwrap();
+    db.create_table(table()).unwrap();
+    let t = db.table("t").unwrap();
+    for i in 1000..1200 {
+        t.put(Put::new(format!("row{i:05}")).add_column("f", "q", "v"))
+            .unwrap();
+    }
+    db.flush("t").unwrap();
+    // Family g only below the split row.
+    t.put(Put::new("row00001").add_column("g", "q", "w"))
+        .unwrap();
+    assert_eq!(db.split("t", Some(b"row00500")).unwrap(), 1);
+    let regions = db.list_regions("t").unwrap();
+    assert_eq!(regions.len(), 2);
+    // Bottom: g's file only; top: f's file only.
+    assert_eq!(regions[0].store_files, 1, "{:?}", regions[0]);
+    assert_eq!(regions[1].store_files, 1, "{:?}", regions[1]);
+    // A split row inside a file's range: both daughters reference it.
+    assert!(db
+        .split("t", Some(b"row01100"))
+        .unwrap_err()
+        .to_string()
+        .contains("references"));
+    db.compact("t", true).unwrap();
+    assert_eq!(db.split("t", Some(b"row01100")).unwrap(), 1);
+    let regions = db.list_regions("t").unwrap();
+    assert_eq!(regions.len(), 3);
+    assert_eq!(regions[1].store_files, 1, "{:?}", regions[1]);
+    assert_eq!(regions[2].store_files, 1, "{:?}", regions[2]);
+    let rows: Vec<_> = t
+        .scan(&Scan::new())
+        .unwrap()
+        .map(|r| r.unwrap().row)
+        .collect();
+    assert_eq!(rows.len(), 201);
+    assert_eq!(rows[0], b"row00001");
+    assert_eq!(rows[200], b"row01199");
+}
+
 #[test]
 fn a_wide_row_does_not_split_and_a_disabled_policy_refuses() {
     let tmp = tempfile::tempdir().unwrap();

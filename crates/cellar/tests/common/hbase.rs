@@ -173,11 +173,17 @@ impl HBase {
             site(dir.path(), zk, master, rs),
         )
         .unwrap();
-        std::fs::copy(
-            root().join("compat/hbase/log4j.properties"),
-            conf.join("log4j.properties"),
-        )
-        .unwrap();
+        // CELLAR_TEST_HBASE_LOG=INFO (or DEBUG): the region server's own log at that
+        // level, to see when HBase flushes, compacts and splits.
+        let mut log4j =
+            std::fs::read_to_string(root().join("compat/hbase/log4j.properties")).unwrap();
+        if let Ok(level) = std::env::var("CELLAR_TEST_HBASE_LOG") {
+            log4j.push_str(&format!(
+                "log4j.logger.org.apache.hadoop.hbase.regionserver={level}\n\
+                 log4j.logger.org.apache.hadoop.hbase.master.assignment={level}\n"
+            ));
+        }
+        std::fs::write(conf.join("log4j.properties"), log4j).unwrap();
         let log = std::fs::File::create(dir.path().join("hbase.log")).unwrap();
         let child = Command::new("java")
             .arg("-Xmx1g")
