@@ -310,6 +310,35 @@ fn filter_lists_and_or() {
     );
 }
 
+/// HBase 2.6's PrefixFilter answers `filterRowKey` with "passed" only and `filterRow`
+/// with "missed the prefix": in an OR list beside a member that includes cells but
+/// drops the row (SKIP), rows outside the prefix still go, in either direction.
+#[test]
+fn prefix_in_an_or_list_drops_rows_outside_it_by_filter_row() {
+    let h = harness();
+    let f = "(PrefixFilter('r2') OR SKIP ColumnCountGetFilter(4))";
+    assert_eq!(rows(&scan(&h, f, 1)), vec!["r2"]);
+    let reversed: Vec<String> = h
+        .region
+        .scanner(&Scan::new().reversed(true).filter(parse_filter(f).unwrap()))
+        .unwrap()
+        .map(|r| String::from_utf8_lossy(&r.unwrap().row).into_owned())
+        .collect();
+    assert_eq!(reversed, vec!["r2"]);
+    // A prefix alone, reversed: the rows past it seek by its hint, none is returned.
+    let alone: Vec<String> = h
+        .region
+        .scanner(
+            &Scan::new()
+                .reversed(true)
+                .filter(parse_filter("PrefixFilter('r3')").unwrap()),
+        )
+        .unwrap()
+        .map(|r| String::from_utf8_lossy(&r.unwrap().row).into_owned())
+        .collect();
+    assert_eq!(alone, vec!["r3"]);
+}
+
 #[test]
 fn gets_take_filters_too() {
     let h = harness();

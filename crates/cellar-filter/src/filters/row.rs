@@ -9,8 +9,10 @@ use super::first_on_row;
 use crate::compare::{Comparable, CompareOp};
 use crate::filter::{Filter, ReturnCode};
 
-/// Rows starting with a prefix; ends a forward scan once rows pass it and seeks to it
-/// from rows before it.
+/// Rows starting with a prefix (HBase 2.6's PrefixFilter): rows before it (in the
+/// scan's direction) seek towards it by a hint, rows past it end the scan. Its
+/// `filterRowKey` answers only "passed", so in an OR list a row before the prefix
+/// still reaches its cells; `filterRow` says whether the row missed the prefix.
 #[derive(Debug)]
 pub struct Prefix {
     prefix: Vec<u8>,
@@ -32,15 +34,27 @@ impl Prefix {
     }
 }
 
+/// HBase's `increaseLastNonMaxByte`: the last byte below 0x7f as a signed Java byte
+/// (so 0x80..=0xff too, 0xff wrapping to 0x00) goes up by one.
+fn increase_last_non_max_byte(bytes: &[u8]) -> Vec<u8> {
+    let mut out = bytes.to_vec();
+    if let Some(b) = out.iter_mut().rev().find(|b| (**b as i8) < i8::MAX) {
+        *b = (*b as i8).wrapping_add(1) as u8;
+    }
+    out
+}
+
 impl Filter for Prefix {
     fn reset(&mut self) {
         self.filter_row = true;
-        self.hint = false;
     }
     fn filter_all_remaining(&self) -> bool {
         self.passed
     }
     fn filter_row_key(&mut self, row: &[u8]) -> bool {
+        if self.passed {
+            return true;
+        }
         let n = self.prefix.len().min(row.len());
         let mut cmp = row[..n].cmp(&self.prefix[..n]);
         if cmp == Ordering::Equal && row.len() < self.prefix.len() {
@@ -51,8 +65,9 @@ impl Filter for Prefix {
             self.passed = true;
         }
         self.filter_row = cmp != Ordering::Equal;
-        self.hint = !self.reversed && cmp == Ordering::Less;
-        self.filter_row
+        self.hint = (!self.reversed && cmp == Ordering::Less)
+            || (self.reversed && cmp == Ordering::Greater);
+        self.passed
     }
     fn filter_cell(&mut self, _cell: &Cell) -> ReturnCode {
         if self.hint {
@@ -63,8 +78,15 @@ impl Filter for Prefix {
             ReturnCode::Include
         }
     }
+    fn filter_row(&mut self) -> bool {
+        self.filter_row
+    }
     fn next_cell_hint(&self, _cell: &Cell) -> Option<Vec<u8>> {
-        (!self.reversed).then(|| first_on_row(&self.prefix))
+        Some(if self.reversed {
+            first_on_row(&increase_last_non_max_byte(&self.prefix))
+        } else {
+            first_on_row(&self.prefix)
+        })
     }
     fn set_reversed(&mut self, reversed: bool) {
         self.reversed = reversed;

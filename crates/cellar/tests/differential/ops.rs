@@ -169,7 +169,8 @@ impl Op {
             Op::Delete { ts, .. } => ts.is_none(),
             Op::Increment { .. } | Op::Append { .. } => true,
             Op::CheckAndPut { put, .. } => put.ts.is_none(),
-            Op::RowMutations { put, .. } => put.ts.is_none(),
+            // Its delete (DeleteColumn, no timestamp) always takes the server's clock.
+            Op::RowMutations { .. } => true,
             Op::MultiRow { rows } => rows.iter().any(|(_, c)| c.ts.is_none()),
             _ => false,
         }
