@@ -180,11 +180,16 @@ impl StoreScanner {
                 // HBase's reversed store scanner never seeks forward, nor back within
                 // a row (its heap stays on the cell, whose second visit the version
                 // tracker skips): a hint there only steps to the next cell. A hint
-                // into an earlier row moves to the rows below this one.
+                // into an earlier row seeks back to it (`backwardSeek`): the greatest
+                // row at or below the hint's, the rows between never read.
                 MatchCode::SeekTo(key) if self.heap.is_reversed() => {
-                    let earlier_row = KeyRef::parse(&key).is_ok_and(|k| k.row < row);
-                    if earlier_row {
-                        self.skip_row(row)?;
+                    let earlier_row = KeyRef::parse(&key)
+                        .ok()
+                        .filter(|k| k.row < row)
+                        .map(|k| k.row.to_vec());
+                    if let Some(mut target) = earlier_row {
+                        target.push(0);
+                        self.heap.step_back(&target)?;
                         self.close_if_done(filter.as_deref());
                         return Ok(RowProgress::Done);
                     }
