@@ -377,7 +377,7 @@ impl Store {
                 let keep = match f.row_span()? {
                     None => false,
                     Some((_, last)) if top => last.as_slice() >= split_row,
-                    Some((first, _)) => first.as_slice() <= split_row,
+                    Some((first, _)) => first.as_slice() < split_row,
                 };
                 if !keep {
                     continue;

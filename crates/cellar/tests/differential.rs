@@ -8,7 +8,8 @@
 //! CI runs the fixed seeds below. The soak runs seeds for a while:
 //! `CELLAR_DIFF_SOAK_SECS=3600 cargo test --release -p cellar --test differential -- --ignored soak`
 //! (`CELLAR_DIFF_FIRST_SEED` picks where it starts, `CELLAR_DIFF_OPS` the length;
-//! `CELLAR_DIFF_SEEDS=1001,1004` replays just those seeds).
+//! `CELLAR_DIFF_SEEDS=1001,1004` replays just those seeds, `CELLAR_DIFF_NO_SHRINK=1`
+//! reports a difference without shrinking it).
 
 #[path = "differential/apply.rs"]
 mod apply;
@@ -338,6 +339,11 @@ impl Servers {
             "operation {at}: {:?}\n  HBase:  {h:?}\n  Cellar: {c:?}",
             ops[at]
         );
+        // Shown at once: shrinking takes minutes.
+        eprintln!("seed {seed}: first difference at {first}");
+        if std::env::var_os("CELLAR_DIFF_NO_SHRINK").is_some() {
+            return Err(format!("seed {seed}: HBase and Cellar differ at {first}"));
+        }
         let short = self.shrink(seed, ops[..=at].to_vec());
         let mut text = String::new();
         for (i, op) in short.iter().enumerate() {
