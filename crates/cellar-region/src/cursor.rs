@@ -189,6 +189,10 @@ pub struct FileCursor {
     read_point: u64,
     /// For a split reference: only this half of the file is visible.
     half: Option<Half>,
+    /// A bulk-loaded file's sequence id, given to each of its cells.
+    stamp: Option<u64>,
+    /// The current cell with that sequence id.
+    stamped: Option<Cell>,
 }
 
 impl FileCursor {
@@ -198,6 +202,20 @@ impl FileCursor {
         start: &KeyRef<'_>,
         cache_blocks: bool,
         half: Option<Half>,
+    ) -> Result<FileCursor> {
+        FileCursor::with_stamp(reader, read_point, start, cache_blocks, half, None)
+    }
+
+    /// As [`FileCursor::new`]; with `stamp`, every cell of the file reads with that
+    /// sequence id (a bulk-loaded file's, as HBase's StoreFileScanner gives them), so the
+    /// file is visible from that id on, all of it or none.
+    pub fn with_stamp(
+        reader: Arc<HFileReader>,
+        read_point: u64,
+        start: &KeyRef<'_>,
+        cache_blocks: bool,
+        half: Option<Half>,
+        stamp: Option<u64>,
     ) -> Result<FileCursor> {
         let path = reader.path().to_path_buf();
         let named = |e| RegionError::in_file(&path, e);
@@ -217,9 +235,17 @@ impl FileCursor {
             scanner,
             read_point,
             half,
+            stamp,
+            stamped: None,
         };
         c.skip_invisible()?;
         Ok(c)
+    }
+
+    fn restamp(&mut self) {
+        if let Some(n) = self.stamp {
+            self.stamped = self.scanner.current().map(|c| c.clone().with_seq_id(n));
+        }
     }
 
     /// A cursor at the first cell (of the half), seeing every cell.
@@ -243,10 +269,19 @@ impl FileCursor {
     fn park(&mut self) -> Result<()> {
         let r = self.scanner.seek(&KeyRef::last_on_row(&beyond_rows()));
         r.map_err(|e| self.named(e))?;
+        self.stamped = None;
         Ok(())
     }
 
     fn skip_invisible(&mut self) -> Result<()> {
+        if let Some(n) = self.stamp {
+            // Every cell has the file's id: all visible, or none.
+            if n > self.read_point {
+                self.park()?;
+            }
+            self.restamp();
+            return Ok(());
+        }
         while self
             .scanner
             .current()
@@ -257,10 +292,21 @@ impl FileCursor {
         }
         Ok(())
     }
+
+    /// The row's first visible cell is wherever the scanner stands for a stamped file.
+    fn visible_here(&self, c: &Cell) -> bool {
+        match self.stamp {
+            Some(n) => n <= self.read_point,
+            None => c.seq_id() <= self.read_point,
+        }
+    }
 }
 
 impl CellCursor for FileCursor {
     fn peek(&self) -> Option<&Cell> {
+        if self.stamp.is_some() {
+            return self.stamped.as_ref().filter(|c| self.in_half(c));
+        }
         self.scanner.current().filter(|c| self.in_half(c))
     }
 
@@ -277,6 +323,9 @@ impl CellCursor for FileCursor {
     }
 
     fn seek_to_previous_row(&mut self, row: &[u8]) -> Result<()> {
+        if self.stamp.is_some_and(|n| n > self.read_point) {
+            return self.park();
+        }
         let mut bound_row = if row.is_empty() {
             beyond_rows()
         } else {
@@ -308,11 +357,12 @@ impl CellCursor for FileCursor {
             while self
                 .scanner
                 .current()
-                .is_some_and(|c| c.seq_id() > self.read_point && c.row() == r.as_slice())
+                .is_some_and(|c| !self.visible_here(c) && c.row() == r.as_slice())
             {
                 let stepped = self.scanner.advance();
                 stepped.map_err(|e| self.named(e))?;
             }
+            self.restamp();
             if self
                 .scanner
                 .current()

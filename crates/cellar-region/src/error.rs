@@ -71,6 +71,13 @@ pub enum RegionError {
     },
     #[error("configuration: {0}")]
     Config(String),
+    /// A file offered for bulk load that cannot be loaded (not a valid HFile, cells out
+    /// of order, a cell of another family).
+    #[error("bulk load file {path}: {reason}")]
+    BadBulkLoadFile { path: String, reason: String },
+    /// A file offered for bulk load holds rows outside the region.
+    #[error("WrongRegionException: Bulk load file {path} does not fit inside region {region}")]
+    BulkLoadOutsideRegion { path: String, region: String },
 }
 
 impl RegionError {
@@ -102,6 +109,8 @@ impl RegionError {
             RegionError::NotALong { .. } => ErrorKind::InvalidRequest,
             RegionError::InvalidMutation(_) => ErrorKind::InvalidRequest,
             RegionError::InvalidRead(_) => ErrorKind::InvalidRequest,
+            RegionError::BadBulkLoadFile { .. } => ErrorKind::InvalidRequest,
+            RegionError::BulkLoadOutsideRegion { .. } => ErrorKind::WrongRegion,
             RegionError::Closed(_) => ErrorKind::NotServingRegion,
             RegionError::CorruptStore { .. } => ErrorKind::Corrupt,
             RegionError::StoreFile { source, .. } => source.kind(),

@@ -3,6 +3,7 @@
 //! semantics (versions, deletes, time ranges, TTL, MIN_VERSIONS, KEEP_DELETED_CELLS),
 //! all over the `cellar-io` file system and clock.
 
+pub mod bulk_load;
 pub mod compaction;
 pub mod compaction_matcher;
 pub mod config;
@@ -26,6 +27,7 @@ mod write;
 #[cfg(test)]
 mod visibility_tests;
 
+pub use bulk_load::BulkLoadOutcome;
 pub use cellar_api::{
     Append, CheckAndMutate, CheckAndMutateResult, Columns, Comparator, CompareOp, Condition,
     Delete, DeleteSpec, Durability, FamilyDescriptor, FilterSpec, Get, Increment, KeepDeletedCells,

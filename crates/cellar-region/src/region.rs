@@ -18,10 +18,11 @@ use cellar_wal::{Wal, WalEdit};
 use crate::compaction::{major_due, remove_expired_files, select_minor, CompactionStream};
 use crate::compaction_matcher::{CompactionMatcher, Deletes};
 use crate::config::Config;
-use crate::cursor::{CellCursor, FileCursor, Heap, MemCursor};
+use crate::cursor::{CellCursor, Heap, MemCursor};
 use crate::descriptor::TableDescriptor;
 use crate::error::{RegionError, Result};
 use crate::matcher::{MatchParams, Matcher};
+use crate::memstore::MemSegment;
 use crate::mvcc::{Mvcc, ReadPoints};
 use crate::row_lock::RowLocks;
 use crate::scanner::{RegionScanner, StoreScanner};
@@ -47,6 +48,8 @@ pub struct RegionMetrics {
     pub flushes: AtomicU64,
     pub compactions: AtomicU64,
     pub major_compactions: AtomicU64,
+    /// Files bulk loaded.
+    pub bulk_loads: AtomicU64,
 }
 
 /// What a compaction did.
@@ -129,6 +132,8 @@ impl Region {
         if let Some(parent) = dir.parent() {
             ctx.fs.sync_dir(parent)?;
         }
+        // A bulk load a crash interrupted after its journal is finished first.
+        crate::bulk_load::finish_journal(&ctx.fs, dir)?;
         let mut stores = BTreeMap::new();
         for family in &table.families {
             let store_dir = dir.join(crate::store::family_dir_name(&family.name));
@@ -341,16 +346,44 @@ impl Region {
 
     fn flush_with(&self, request_compaction: bool) -> Result<bool> {
         let _one = lock(&self.flush_lock);
-        self.flush_requested.store(false, Ordering::SeqCst);
         let (snapshots, flush_seq) = {
             let _w = self.updates.write().unwrap_or_else(|e| e.into_inner());
-            let snaps: Vec<_> = self
-                .stores
-                .iter()
-                .map(|(f, s)| (f.clone(), s.snapshot()))
-                .collect();
-            (snaps, self.mvcc.last_assigned())
+            self.snapshot_stores()
         };
+        self.write_flush(snapshots, flush_seq, request_compaction)
+    }
+
+    /// The flush lock, for a caller that flushes with [`Region::flush_locked`].
+    pub(crate) fn lock_flush(&self) -> MutexGuard<'_, ()> {
+        lock(&self.flush_lock)
+    }
+
+    /// Flushes while the caller holds the flush lock and the update lock exclusively
+    /// (no write can arrive until it is done).
+    pub(crate) fn flush_locked(&self, request_compaction: bool) -> Result<bool> {
+        let (snapshots, flush_seq) = self.snapshot_stores();
+        self.write_flush(snapshots, flush_seq, request_compaction)
+    }
+
+    /// Every store's MemStore moved to its snapshot (under the update lock), and the
+    /// sequence id the flush covers.
+    #[allow(clippy::type_complexity)]
+    fn snapshot_stores(&self) -> (Vec<(Vec<u8>, Vec<Arc<MemSegment>>)>, u64) {
+        self.flush_requested.store(false, Ordering::SeqCst);
+        let snaps: Vec<_> = self
+            .stores
+            .iter()
+            .map(|(f, s)| (f.clone(), s.snapshot()))
+            .collect();
+        (snaps, self.mvcc.last_assigned())
+    }
+
+    fn write_flush(
+        &self,
+        snapshots: Vec<(Vec<u8>, Vec<Arc<MemSegment>>)>,
+        flush_seq: u64,
+        request_compaction: bool,
+    ) -> Result<bool> {
         let now = self.ctx.clock.now_millis();
         let smallest_read_point = self.smallest_read_point();
         let mut wrote = false;
@@ -537,9 +570,10 @@ impl Region {
             }
             let mut cursors: Vec<Box<dyn CellCursor>> = Vec::new();
             for f in &selected {
-                cursors.push(Box::new(FileCursor::at_start(
-                    f.reader.clone(),
-                    f.half.clone(),
+                cursors.push(Box::new(f.cursor(
+                    u64::MAX,
+                    &KeyRef::first_on_row(b""),
+                    true,
                 )?));
             }
             let deletes = if is_major {
@@ -580,6 +614,7 @@ impl Region {
                 region = %self.name,
                 family = %cellar_types::to_string_binary(family),
                 major = is_major,
+                files = outcome.inputs.last().map_or(0, |(_, n)| n.len()),
                 kept = stream.kept,
                 dropped = stream.dropped,
                 "compacted"

@@ -53,7 +53,23 @@ pub struct StoreFile {
     pub compacted: Vec<String>,
     /// For a reference file left by a split: the half of the parent's file it stands for.
     pub half: Option<Half>,
+    /// A bulk-loaded file (HBase's `_SeqId_N_` in its name): every cell reads with
+    /// sequence id N, whatever the file holds, unless the file says SKIP_RESET_SEQ_ID.
+    pub bulk_seq_id: Option<u64>,
 }
+
+/// HBase's mark of a bulk-loaded file's sequence id in its name (`..._SeqId_N_`).
+pub const SEQ_ID_MARKER: &str = "_SeqId_";
+
+/// The sequence id a bulk-loaded file's name carries.
+pub fn bulk_load_seq_id(name: &str) -> Option<u64> {
+    let start = name.find(SEQ_ID_MARKER)? + SEQ_ID_MARKER.len();
+    let rest = &name[start..];
+    rest[..rest.find('_')?].parse().ok()
+}
+
+/// File info key: a bulk-loaded file whose cells keep their own sequence ids.
+pub const SKIP_RESET_SEQ_ID: &[u8] = b"SKIP_RESET_SEQ_ID";
 
 /// Half of a parent region's store file: rows below the split row (bottom) or from it
 /// on (top); the top half from the empty row is the whole file (a merge).
@@ -94,11 +110,24 @@ impl StoreFile {
             .unwrap_or_default();
         let time_range = info.time_range();
         let earliest_put_ts = info.get_i64(fi::EARLIEST_PUT_TS);
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        // As HBase's HStoreFile: a bulk-loaded file's sequence id is the one in its
+        // name; with SKIP_RESET_SEQ_ID its cells keep theirs and the file counts one
+        // above.
+        let mut bulk_seq_id = bulk_load_seq_id(&name);
+        let mut max_seq_id = max_seq_id;
+        if let Some(n) = bulk_seq_id {
+            max_seq_id = n;
+            if info.get(SKIP_RESET_SEQ_ID).is_some_and(|v| v == [0xff]) {
+                max_seq_id = n + 1;
+                bulk_seq_id = None;
+            }
+        }
         Ok(StoreFile {
-            name: path
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default(),
+            name,
             path: path.to_path_buf(),
             size: reader.file_size(),
             entries: reader.entry_count(),
@@ -109,6 +138,7 @@ impl StoreFile {
             earliest_put_ts,
             compacted,
             half: None,
+            bulk_seq_id,
         })
     }
 
@@ -175,6 +205,7 @@ impl StoreFile {
                 parent: parent_path,
                 parent_region: parent_region.clone(),
             }),
+            bulk_seq_id: parent.bulk_seq_id,
         })
     }
 
@@ -185,12 +216,13 @@ impl StoreFile {
         start: &KeyRef<'_>,
         cache_blocks: bool,
     ) -> Result<FileCursor> {
-        FileCursor::new(
+        FileCursor::with_stamp(
             self.reader.clone(),
             read_point,
             start,
             cache_blocks,
             self.half.clone(),
+            self.bulk_seq_id,
         )
     }
 }
@@ -505,6 +537,20 @@ impl Store {
         Ok(())
     }
 
+    /// Commits a bulk-loaded file (already in the store directory under its final
+    /// name) to the manifest and publishes it.
+    pub fn commit_bulk_load(&self, file: Arc<StoreFile>) -> Result<()> {
+        self.manifest.commit(Edit {
+            add: vec![FileEntry::hfile(file.name.clone())],
+            remove: Vec::new(),
+        })?;
+        let mut s = self.write();
+        s.files.push(file);
+        s.files
+            .sort_by(|a, b| a.max_seq_id.cmp(&b.max_seq_id).then(a.name.cmp(&b.name)));
+        Ok(())
+    }
+
     /// Swaps compacted files for their output in one manifest commit, then deletes the
     /// replaced files of this store (a reference's parent file stays with its parent).
     pub fn commit_compaction(
@@ -605,7 +651,10 @@ fn clean_strays(fs: &dyn FileSystem, dir: &Path, live: &[FileEntry]) -> Result<(
         {
             continue;
         }
-        if crate::store_upgrade::is_store_file_name(name) && !fs.is_dir(&path) {
+        let ours = crate::store_upgrade::is_store_file_name(name)
+            || crate::bulk_load::is_bulk_file_name(name)
+            || name.starts_with(crate::bulk_load::STAGING_PREFIX);
+        if ours && !fs.is_dir(&path) {
             tracing::warn!(path = %path.display(), "store file no manifest names; deleted");
             fs.remove_file(&path)?;
         } else {
