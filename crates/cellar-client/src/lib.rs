@@ -7,6 +7,7 @@
 //!   mutate_rows (MultiRowMutationService), batch, and scan as a stream.
 //! - [`Admin`]: tables, namespaces, flush, compact, split, merge, region listing.
 //! - [`BufferedMutator`]: writes buffered up to `hbase.client.write.buffer`.
+//! - Bulk load calls: [`Connection::bulk_load_region`] and its prepare/cleanup.
 //!
 //! Region locations are cached and dropped when a server says a region moved;
 //! retryable failures back off with HBase's schedule (`hbase.client.pause`,
@@ -14,6 +15,7 @@
 //! stitched from the server's partial results as HBase's client stitches them.
 
 mod admin;
+mod bulk_load;
 mod config;
 mod connection;
 mod mutator;

@@ -34,6 +34,19 @@ pub fn family_dir_name(name: &[u8]) -> String {
     out
 }
 
+/// How a family's store files are written: its block size, compression, data block
+/// encoding and bloom filter.
+pub fn family_writer_options(family: &FamilyDescriptor, now: i64) -> WriterOptions {
+    WriterOptions {
+        block_size: family.block_size as usize,
+        compression: crate::descriptor::compression(family.compression),
+        encoding: crate::descriptor::encoding(family.encoding),
+        bloom: crate::descriptor::bloom(family.bloom),
+        create_time: now,
+        ..WriterOptions::default()
+    }
+}
+
 /// File info key listing (newline-separated) the files a compaction output replaces.
 pub const COMPACTED_FILES: &[u8] = b"CELLAR_COMPACTED_FILES";
 
@@ -467,14 +480,7 @@ impl Store {
 
     /// Writer options from the family's attributes.
     pub fn writer_options(&self, now: i64) -> WriterOptions {
-        WriterOptions {
-            block_size: self.family.block_size as usize,
-            compression: crate::descriptor::compression(self.family.compression),
-            encoding: crate::descriptor::encoding(self.family.encoding),
-            bloom: crate::descriptor::bloom(self.family.bloom),
-            create_time: now,
-            ..WriterOptions::default()
-        }
+        family_writer_options(&self.family, now)
     }
 
     /// Writes `cells` to a new file of the store, under its final, unique name (it is

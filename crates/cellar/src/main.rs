@@ -1,7 +1,8 @@
 //! The `cellar` command: `cellar server` serves a database over HBase's RPC protocol;
 //! `cellar shell` runs the HBase-style shell on an embedded database (or, with
 //! `--connect`, against a server); `cellar hfile` inspects store files written by
-//! Cellar or HBase; `cellar wal` lists the edits in HBase's WAL files.
+//! Cellar or HBase; `cellar wal` lists the edits in HBase's WAL files; `cellar
+//! bulkload` loads HFiles into a table (embedded, or through a server).
 
 mod hfile_tool;
 mod wal_tool;
@@ -74,6 +75,36 @@ enum Command {
         #[arg(long)]
         epoch_timestamps: bool,
     },
+    /// Load the HFiles of DIR (DIR/<family>/<file>) into TABLE, like HBase's
+    /// `completebulkload`: files are checked first, cut at region boundaries, and each
+    /// region takes its files in one step.
+    Bulkload {
+        /// Directory of HFiles, one subdirectory per family.
+        dir: PathBuf,
+        /// The table to load into.
+        table: String,
+        /// Database directory (embedded; default ./cellar-data).
+        #[arg(long, default_value = "cellar-data")]
+        db: PathBuf,
+        /// Configuration file (TOML with HBase key names); default DB/cellar.toml.
+        #[arg(long)]
+        config: Option<PathBuf>,
+        /// A server's host:port: load through it (it reads the files by path).
+        #[arg(long)]
+        connect: Option<String>,
+    },
+}
+
+fn print_report(r: &cellar::bulkload::BulkLoadReport) {
+    println!(
+        "loaded {} cells from {} files into {} regions ({} files cut into {} pieces; {} empty files skipped)",
+        r.cells,
+        r.files - r.empty.len(),
+        r.regions,
+        r.split_files,
+        r.pieces,
+        r.empty.len()
+    );
 }
 
 fn open_db(
@@ -190,6 +221,36 @@ fn main() -> ExitCode {
                 Err(e) => {
                     eprintln!("ERROR: {e}");
                     ExitCode::from(2)
+                }
+            }
+        }
+        Command::Bulkload {
+            dir,
+            table,
+            db,
+            config,
+            connect,
+        } => {
+            let result = match connect {
+                Some(addr) => cellar::client::RemoteConnection::connect(&addr)
+                    .and_then(|c| {
+                        cellar::bulkload::remote::load_dir(&c, &table, &dir).map_err(Into::into)
+                    })
+                    .map_err(|e| e.to_string()),
+                None => open_db(&db, config.as_deref(), None).and_then(|db| {
+                    let r = db.bulk_load(&table, &dir).map_err(|e| e.to_string());
+                    db.close().map_err(|e| e.to_string())?;
+                    r
+                }),
+            };
+            match result {
+                Ok(r) => {
+                    print_report(&r);
+                    ExitCode::SUCCESS
+                }
+                Err(e) => {
+                    eprintln!("ERROR: {e}");
+                    ExitCode::from(1)
                 }
             }
         }

@@ -77,6 +77,11 @@ impl RemoteConnection {
     pub fn inner(&self) -> &cellar_client::Connection {
         &self.conn
     }
+
+    /// Runs `f` on the connection's runtime, blocking until it is done.
+    pub fn block_on<F: std::future::Future>(&self, f: F) -> F::Output {
+        self.rt.block_on(f)
+    }
 }
 
 impl Connection for RemoteConnection {

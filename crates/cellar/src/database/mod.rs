@@ -192,6 +192,12 @@ impl Database {
         &self.master
     }
 
+    /// Loads the HFiles of `dir` (`DIR/<family>/<file>`) into `table`, as HBase's
+    /// `completebulkload` does (see [`crate::bulkload`]).
+    pub fn bulk_load(&self, table: &str, dir: &Path) -> Result<crate::bulkload::BulkLoadReport> {
+        crate::bulkload::load_dir(self.master.as_ref(), table, dir)
+    }
+
     /// The region server of this process.
     pub fn region_server(&self) -> &Arc<RegionServer> {
         &self.server

@@ -128,6 +128,16 @@ pub struct ProcedureCounts {
 }
 
 impl Master {
+    /// The file system the database lives on.
+    pub fn fs(&self) -> &Arc<dyn FileSystem> {
+        &self.fs
+    }
+
+    /// The clock the master (and its servers) take time from.
+    pub fn clock(&self) -> &Arc<dyn Clock> {
+        &self.clock
+    }
+
     pub fn config(&self) -> &Arc<Config> {
         &self.config
     }

@@ -1,7 +1,7 @@
 //! ClientService's Get, Mutate, Multi and ExecService (for MultiRowMutationService's
 //! MutateRows): each addresses a region by name, decodes its Gets and mutations (cells
 //! inline or from the call's cell block), runs them on the region, and answers with
-//! results in the form the connection negotiated. Increments and Appends carrying a
+//! results in the form the connection negotiated (bulk loads: `bulk_load_service`). Increments and Appends carrying a
 //! nonce are applied once however often a client retries them.
 
 use std::sync::Arc;
@@ -25,6 +25,9 @@ pub fn call(call: &Call<'_>, method: &str) -> CallResult {
         "Mutate" => mutate(call),
         "Multi" => multi(call),
         "ExecService" => exec_service(call),
+        "BulkLoadHFile" | "PrepareBulkLoad" | "CleanupBulkLoad" => {
+            super::bulk_load_service::call(call, method)
+        }
         _ => Err(unknown_method("ClientService", method)),
     }
 }

@@ -10,6 +10,7 @@
 //! then closes the database (flushing it).
 
 mod admin_service;
+mod bulk_load_service;
 mod client_service;
 mod connection;
 mod context;
