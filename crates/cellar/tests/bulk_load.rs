@@ -397,3 +397,57 @@ fn the_bulkload_command_loads_embedded_and_through_a_server() {
         b"embedded"
     );
 }
+
+/// HBase's own bulk load tool (BulkLoadHFilesTool, run from HBase 2.6's artifacts)
+/// against a Cellar server through the RPC registry: it groups and splits the files
+/// itself and calls PrepareBulkLoad / BulkLoadHFile / CleanupBulkLoad.
+#[test]
+fn hbase_bulk_load_tool_loads_into_a_cellar_server() {
+    let Some(cp) = common::hbase::oracle_classpath() else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let dbdir = tmp.path().join("db");
+    {
+        let db = open(&dbdir);
+        let mut f = FamilyDescriptor::new("f");
+        f.versions = 10;
+        db.create_table_split(
+            TableDescriptor::new("hb").with_family(f),
+            vec![b"row-00050".to_vec(), b"row-00120".to_vec()],
+        )
+        .unwrap();
+        db.close().unwrap();
+    }
+    let server = common::server::ServerProcess::start(&dbdir);
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/hfile/hbase-2.6");
+    let input = tmp.path().join("in/f");
+    std::fs::create_dir_all(&input).unwrap();
+    std::fs::copy(fixtures.join("fast-diff-gz-row.hfile"), input.join("hbase")).unwrap();
+    let (code, stdout, stderr) = common::hbase::run_oracle(
+        &cp,
+        "BulkLoad",
+        &[
+            "load",
+            &server.addr,
+            input.parent().unwrap().to_str().unwrap(),
+            "hb",
+        ],
+    );
+    let tail: Vec<&str> = stderr.lines().rev().take(40).collect();
+    assert!(
+        code == 0 && stdout.contains("ALL OK"),
+        "{stdout}\n{}",
+        tail.into_iter().rev().collect::<Vec<_>>().join("\n")
+    );
+    let conn = cellar::client::RemoteConnection::connect(&server.addr).unwrap();
+    use cellar::Connection as _;
+    let cells: usize = conn
+        .table("hb")
+        .unwrap()
+        .scan(&Scan::new().raw(true).max_versions(100))
+        .unwrap()
+        .map(|r| r.unwrap().cells.len())
+        .sum();
+    assert_eq!(cells, 1162);
+}
