@@ -2,8 +2,10 @@
 //! `cellar shell` runs the HBase-style shell on an embedded database (or, with
 //! `--connect`, against a server); `cellar hfile` inspects store files written by
 //! Cellar or HBase; `cellar wal` lists the edits in HBase's WAL files; `cellar
-//! bulkload` loads HFiles into a table (embedded, or through a server).
+//! bulkload` loads HFiles into a table and `cellar hfile-write` writes them from CSV/TSV
+//! (embedded, or through a server).
 
+mod bulk_tool;
 mod hfile_tool;
 mod wal_tool;
 
@@ -78,33 +80,20 @@ enum Command {
     /// Load the HFiles of DIR (DIR/<family>/<file>) into TABLE, like HBase's
     /// `completebulkload`: files are checked first, cut at region boundaries, and each
     /// region takes its files in one step.
-    Bulkload {
-        /// Directory of HFiles, one subdirectory per family.
-        dir: PathBuf,
-        /// The table to load into.
-        table: String,
-        /// Database directory (embedded; default ./cellar-data).
-        #[arg(long, default_value = "cellar-data")]
-        db: PathBuf,
-        /// Configuration file (TOML with HBase key names); default DB/cellar.toml.
-        #[arg(long)]
-        config: Option<PathBuf>,
-        /// A server's host:port: load through it (it reads the files by path).
-        #[arg(long)]
-        connect: Option<String>,
-    },
+    Bulkload(bulk_tool::BulkloadArgs),
+    /// Write a sorted CSV/TSV of row, family, qualifier, timestamp, value as HFiles for
+    /// TABLE (one per family and region), ready for `cellar bulkload`.
+    HfileWrite(bulk_tool::HFileWriteArgs),
 }
 
-fn print_report(r: &cellar::bulkload::BulkLoadReport) {
-    println!(
-        "loaded {} cells from {} files into {} regions ({} files cut into {} pieces; {} empty files skipped)",
-        r.cells,
-        r.files - r.empty.len(),
-        r.regions,
-        r.split_files,
-        r.pieces,
-        r.empty.len()
-    );
+fn finish(r: Result<(), String>) -> ExitCode {
+    match r {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("ERROR: {e}");
+            ExitCode::from(1)
+        }
+    }
 }
 
 fn open_db(
@@ -224,36 +213,8 @@ fn main() -> ExitCode {
                 }
             }
         }
-        Command::Bulkload {
-            dir,
-            table,
-            db,
-            config,
-            connect,
-        } => {
-            let result = match connect {
-                Some(addr) => cellar::client::RemoteConnection::connect(&addr)
-                    .and_then(|c| {
-                        cellar::bulkload::remote::load_dir(&c, &table, &dir).map_err(Into::into)
-                    })
-                    .map_err(|e| e.to_string()),
-                None => open_db(&db, config.as_deref(), None).and_then(|db| {
-                    let r = db.bulk_load(&table, &dir).map_err(|e| e.to_string());
-                    db.close().map_err(|e| e.to_string())?;
-                    r
-                }),
-            };
-            match result {
-                Ok(r) => {
-                    print_report(&r);
-                    ExitCode::SUCCESS
-                }
-                Err(e) => {
-                    eprintln!("ERROR: {e}");
-                    ExitCode::from(1)
-                }
-            }
-        }
+        Command::Bulkload(args) => finish(bulk_tool::bulkload(&args)),
+        Command::HfileWrite(args) => finish(bulk_tool::hfile_write(&args)),
         Command::Shell { dir, config, .. } => {
             let db = match open_db(&dir, config.as_deref(), None) {
                 Ok(db) => db,

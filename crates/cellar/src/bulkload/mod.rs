@@ -17,6 +17,7 @@
 //! [`Region::bulk_load`]: cellar_region::Region::bulk_load
 
 mod pieces;
+pub mod produce;
 pub mod remote;
 
 use std::collections::BTreeMap;
