@@ -49,6 +49,8 @@ pub struct HBaseSnapshot {
     pub version: i32,
     pub families: usize,
     pub regions: Vec<SnapshotRegion>,
+    /// The table's schema as the snapshot recorded it.
+    pub schema: pb::TableSchema,
 }
 
 fn corrupt(what: &Path, why: impl std::fmt::Display) -> Error {
@@ -126,6 +128,7 @@ pub fn read_snapshot(root: &Path, name: &str) -> Result<HBaseSnapshot> {
         version: desc.version.unwrap_or(0),
         families: manifest.table_schema.column_families.len(),
         regions,
+        schema: manifest.table_schema,
     })
 }
 
@@ -144,7 +147,7 @@ impl HBaseSnapshot {
     /// Where a store file's bytes are: in the archive (where an export puts them) or
     /// the live data directory. A reference names its parent's file
     /// (`FILE.PARENT`); a link names another table's (`[NS=]TABLE=REGION-FILE`).
-    fn locate(&self, region: &str, family: &[u8], name: &str) -> Result<PathBuf> {
+    pub fn locate(&self, region: &str, family: &[u8], name: &str) -> Result<PathBuf> {
         let family = String::from_utf8_lossy(family).into_owned();
         let (table, region, file) = if let Some((link, file)) =
             name.contains('=').then(|| name.rsplit_once('-')).flatten()

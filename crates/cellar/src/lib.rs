@@ -14,6 +14,7 @@ pub mod master;
 pub mod region_server;
 pub mod server;
 pub mod shell;
+pub mod snapshot_import;
 
 pub use client::{Admin, Connection, LocalConnection, LocalTable, Table};
 pub use database::{Database, Options};

@@ -84,6 +84,8 @@ enum Command {
     /// Write a sorted CSV/TSV of row, family, qualifier, timestamp, value as HFiles for
     /// TABLE (one per family and region), ready for `cellar bulkload`.
     HfileWrite(bulk_tool::HFileWriteArgs),
+    /// Import a snapshot exported by HBase (ExportSnapshot's layout) as a new table.
+    ImportSnapshot(bulk_tool::ImportSnapshotArgs),
 }
 
 fn finish(r: Result<(), String>) -> ExitCode {
@@ -215,6 +217,7 @@ fn main() -> ExitCode {
         }
         Command::Bulkload(args) => finish(bulk_tool::bulkload(&args)),
         Command::HfileWrite(args) => finish(bulk_tool::hfile_write(&args)),
+        Command::ImportSnapshot(args) => finish(bulk_tool::import_snapshot(&args)),
         Command::Shell { dir, config, .. } => {
             let db = match open_db(&dir, config.as_deref(), None) {
                 Ok(db) => db,

@@ -17,6 +17,7 @@
 //! [`Region::bulk_load`]: cellar_region::Region::bulk_load
 
 mod pieces;
+pub(crate) use pieces::write_piece;
 pub mod produce;
 pub mod remote;
 

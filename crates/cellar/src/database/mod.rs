@@ -198,6 +198,17 @@ impl Database {
         crate::bulkload::load_dir(self.master.as_ref(), table, dir)
     }
 
+    /// Imports snapshot `name` exported by HBase (found under `root`) as a new table
+    /// (see [`crate::snapshot_import`]).
+    pub fn import_snapshot(
+        &self,
+        root: &Path,
+        name: &str,
+        table: Option<&str>,
+    ) -> Result<crate::snapshot_import::ImportReport> {
+        crate::snapshot_import::import_snapshot(&self.master, root, name, table)
+    }
+
     /// The region server of this process.
     pub fn region_server(&self) -> &Arc<RegionServer> {
         &self.server

@@ -128,6 +128,11 @@ pub struct ProcedureCounts {
 }
 
 impl Master {
+    /// The database's root directory.
+    pub fn root(&self) -> &std::path::Path {
+        &self.root
+    }
+
     /// The file system the database lives on.
     pub fn fs(&self) -> &Arc<dyn FileSystem> {
         &self.fs
