@@ -18,13 +18,13 @@ use cellar_io::{Clock, FileSystem, LocalFs, SystemClock};
 pub struct Target {
     /// Database directory (embedded; default ./cellar-data).
     #[arg(long, default_value = "cellar-data")]
-    db: PathBuf,
+    pub db: PathBuf,
     /// Configuration file (TOML with HBase key names); default DB/cellar.toml.
     #[arg(long)]
-    config: Option<PathBuf>,
+    pub config: Option<PathBuf>,
     /// A server's host:port: work through it (it reads loaded files by path).
     #[arg(long)]
-    connect: Option<String>,
+    pub connect: Option<String>,
 }
 
 #[derive(Args)]
@@ -56,9 +56,9 @@ pub struct HFileWriteArgs {
     target: Target,
 }
 
-type Opened = (Option<cellar::Database>, Option<RemoteConnection>);
+pub type Opened = (Option<cellar::Database>, Option<RemoteConnection>);
 
-fn open(t: &Target) -> Result<Opened, String> {
+pub fn open(t: &Target) -> Result<Opened, String> {
     match &t.connect {
         Some(addr) => Ok((
             None,

@@ -8,6 +8,7 @@ pub mod bulkload;
 pub mod client;
 pub mod database;
 mod error;
+pub mod hashtable;
 pub mod hbase_snapshot;
 pub mod layout;
 pub mod master;

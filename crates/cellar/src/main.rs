@@ -3,10 +3,12 @@
 //! `--connect`, against a server); `cellar hfile` inspects store files written by
 //! Cellar or HBase; `cellar wal` lists the edits in HBase's WAL files; `cellar
 //! bulkload` loads HFiles into a table and `cellar hfile-write` writes them from CSV/TSV
-//! (embedded, or through a server).
+//! (embedded, or through a server); `cellar hashtable` and `cellar synctable` compare
+//! tables as HBase's HashTable and SyncTable do.
 
 mod bulk_tool;
 mod hfile_tool;
+mod sync_tool;
 mod wal_tool;
 
 use std::path::PathBuf;
@@ -86,6 +88,11 @@ enum Command {
     HfileWrite(bulk_tool::HFileWriteArgs),
     /// Import a snapshot exported by HBase (ExportSnapshot's layout) as a new table.
     ImportSnapshot(bulk_tool::ImportSnapshotArgs),
+    /// Hash a table in batches, in the layout of HBase's HashTable.
+    Hashtable(sync_tool::HashTableArgs),
+    /// Compare a table with a HashTable output (HBase's or Cellar's), like SyncTable
+    /// --dryrun; exits 1 when a range differs.
+    Synctable(sync_tool::SyncTableArgs),
 }
 
 fn finish(r: Result<(), String>) -> ExitCode {
@@ -218,6 +225,15 @@ fn main() -> ExitCode {
         Command::Bulkload(args) => finish(bulk_tool::bulkload(&args)),
         Command::HfileWrite(args) => finish(bulk_tool::hfile_write(&args)),
         Command::ImportSnapshot(args) => finish(bulk_tool::import_snapshot(&args)),
+        Command::Hashtable(args) => finish(sync_tool::hashtable(&args)),
+        Command::Synctable(args) => match sync_tool::synctable(&args) {
+            Ok(true) => ExitCode::SUCCESS,
+            Ok(false) => ExitCode::from(1),
+            Err(e) => {
+                eprintln!("ERROR: {e}");
+                ExitCode::from(2)
+            }
+        },
         Command::Shell { dir, config, .. } => {
             let db = match open_db(&dir, config.as_deref(), None) {
                 Ok(db) => db,
