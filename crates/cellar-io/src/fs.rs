@@ -61,6 +61,18 @@ pub trait FileSystem: Send + Sync + std::fmt::Debug {
     fn remove_dir(&self, path: &Path) -> Result<()>;
     /// Cuts a file to `len` bytes and makes the new length durable.
     fn set_len(&self, path: &Path, len: u64) -> Result<()>;
+    /// Makes `to` a second name of the file at `from` (a hard link where the file system
+    /// has them; by default a durable copy, which reads the same). The parent of `to`
+    /// must exist; sync it to make the new name durable.
+    fn link(&self, from: &Path, to: &Path) -> Result<()> {
+        let file = self.open(from)?;
+        let mut bytes = vec![0u8; file.len() as usize];
+        file.read_at(0, &mut bytes)?;
+        let mut w = self.create(to)?;
+        w.append(&bytes)?;
+        w.sync()?;
+        Ok(())
+    }
 }
 
 /// Reads a whole file into memory.

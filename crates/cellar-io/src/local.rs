@@ -124,6 +124,23 @@ impl FileSystem for LocalFs {
         std::fs::rename(from, to).map_err(|e| IoError::os("rename", from, e))
     }
 
+    fn link(&self, from: &Path, to: &Path) -> Result<()> {
+        match std::fs::hard_link(from, to) {
+            Ok(()) => Ok(()),
+            // Another device (or no hard links here): a copy reads the same.
+            Err(e)
+                if e.kind() == std::io::ErrorKind::CrossesDevices
+                    || e.kind() == std::io::ErrorKind::Unsupported =>
+            {
+                std::fs::copy(from, to).map_err(|e| IoError::os("copy", from, e))?;
+                std::fs::File::open(to)
+                    .and_then(|f| f.sync_all())
+                    .map_err(|e| IoError::os("fsync", to, e))
+            }
+            Err(e) => Err(IoError::os("link", from, e)),
+        }
+    }
+
     fn create_dir_all(&self, path: &Path) -> Result<()> {
         std::fs::create_dir_all(path).map_err(|e| IoError::os("mkdir", path, e))
     }

@@ -70,6 +70,17 @@ impl Region {
     /// Loads `files` ((family, path) pairs) into this region atomically. Nothing is
     /// loaded if any file fails its checks.
     pub fn bulk_load(&self, files: &[(Vec<u8>, PathBuf)]) -> Result<BulkLoadOutcome> {
+        self.bulk_load_with(files, false)
+    }
+
+    /// As [`Region::bulk_load`]; with `link`, each file becomes a second name of the
+    /// source (a hard link where the file system has them) instead of a copy — for
+    /// sources nobody changes, such as a snapshot's archived files.
+    pub fn bulk_load_with(
+        &self,
+        files: &[(Vec<u8>, PathBuf)],
+        link: bool,
+    ) -> Result<BulkLoadOutcome> {
         self.check_open()?;
         let fs = self.ctx.fs.clone();
         // 1. Check every file before touching the region.
@@ -93,7 +104,11 @@ impl Region {
                     crate::store::new_file_name(self.ctx.clock.now_millis())
                 ));
                 staged.push((family.clone(), staging.clone()));
-                copy_file(fs.as_ref(), path, &staging)?;
+                if link {
+                    fs.link(path, &staging)?;
+                } else {
+                    copy_file(fs.as_ref(), path, &staging)?;
+                }
             }
             self.commit_bulk_load(&staged, cells)
         })();

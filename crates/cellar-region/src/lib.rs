@@ -37,5 +37,5 @@ pub use cellar_filter::{parse_filter, parse_filter_bytes};
 pub use config::Config;
 pub use descriptor::check_descriptor;
 pub use error::{RegionError, Result};
-pub use region::{CompactionOutcome, Maintenance, Region, RegionContext, RegionMetrics};
+pub use region::{CompactionOutcome, Frozen, Maintenance, Region, RegionContext, RegionMetrics};
 pub use scanner::{CallLimits, RegionScanner, TimeLimit};

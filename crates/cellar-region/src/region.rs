@@ -52,6 +52,21 @@ pub struct RegionMetrics {
     pub bulk_loads: AtomicU64,
 }
 
+/// A region held still by [`Region::freeze`].
+pub struct Frozen<'a> {
+    region: &'a Region,
+    _writes: std::sync::RwLockWriteGuard<'a, ()>,
+    _flushes: MutexGuard<'a, ()>,
+    _compactions: MutexGuard<'a, ()>,
+}
+
+impl Frozen<'_> {
+    /// Flushes the MemStore (asking for no compaction).
+    pub fn flush(&self) -> Result<bool> {
+        self.region.flush_locked(false)
+    }
+}
+
 /// What a compaction did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct CompactionOutcome {
@@ -351,6 +366,21 @@ impl Region {
             self.snapshot_stores()
         };
         self.write_flush(snapshots, flush_seq, request_compaction)
+    }
+
+    /// Holds the region still: no write, flush or compaction runs until the returned
+    /// guard is dropped. [`Frozen::flush`] flushes meanwhile. A snapshot takes every
+    /// region of a table this way, so it sees each as of one moment.
+    pub fn freeze(&self) -> Frozen<'_> {
+        let compactions = lock(&self.compact_lock);
+        let flushes = lock(&self.flush_lock);
+        let writes = self.updates.write().unwrap_or_else(|e| e.into_inner());
+        Frozen {
+            region: self,
+            _writes: writes,
+            _flushes: flushes,
+            _compactions: compactions,
+        }
     }
 
     /// The flush lock, for a caller that flushes with [`Region::flush_locked`].

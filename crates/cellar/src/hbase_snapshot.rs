@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use cellar_api::{Error, ErrorKind, RegionInfo, Result};
 use cellar_hfile::{BlockCache, HFileReader};
-use cellar_io::LocalFs;
+use cellar_io::{FileSystem, LocalFs};
 use cellar_protocol::pb;
 use cellar_types::{compare_cells, to_string_binary, Cell};
 use prost::Message;
@@ -51,28 +51,36 @@ pub struct HBaseSnapshot {
     pub regions: Vec<SnapshotRegion>,
     /// The table's schema as the snapshot recorded it.
     pub schema: pb::TableSchema,
+    /// Where its files are read from.
+    pub fs: Arc<dyn FileSystem>,
 }
 
 fn corrupt(what: &Path, why: impl std::fmt::Display) -> Error {
     Error::new(ErrorKind::Corrupt, format!("{}: {why}", what.display()))
 }
 
-fn read(path: &Path) -> Result<Vec<u8>> {
-    std::fs::read(path).map_err(|e| Error::new(ErrorKind::Io, format!("{}: {e}", path.display())))
+fn read(fs: &dyn FileSystem, path: &Path) -> Result<Vec<u8>> {
+    cellar_io::read_all(fs, path)
+        .map_err(|e| Error::new(ErrorKind::Io, format!("{}: {e}", path.display())))
 }
 
 /// Reads snapshot `name` under `root` (an exported snapshot's directory or an HBase
 /// root directory).
 pub fn read_snapshot(root: &Path, name: &str) -> Result<HBaseSnapshot> {
+    read_snapshot_in(Arc::new(LocalFs), root, name)
+}
+
+/// As [`read_snapshot`], on the file system `fs`.
+pub fn read_snapshot_in(fs: Arc<dyn FileSystem>, root: &Path, name: &str) -> Result<HBaseSnapshot> {
     if name.is_empty() || name.contains('/') || name.starts_with('.') {
         return Err(Error::invalid(format!("not a snapshot name: {name:?}")));
     }
     let dir = root.join(".hbase-snapshot").join(name);
     let info_path = dir.join(".snapshotinfo");
-    let desc = pb::SnapshotDescription::decode(read(&info_path)?.as_slice())
+    let desc = pb::SnapshotDescription::decode(read(fs.as_ref(), &info_path)?.as_slice())
         .map_err(|e| corrupt(&info_path, e))?;
     let manifest_path = dir.join("data.manifest");
-    let manifest = pb::SnapshotDataManifest::decode(read(&manifest_path)?.as_slice())
+    let manifest = pb::SnapshotDataManifest::decode(read(fs.as_ref(), &manifest_path)?.as_slice())
         .map_err(|e| corrupt(&manifest_path, e))?;
     let mut regions = Vec::new();
     for rm in &manifest.region_manifests {
@@ -129,6 +137,7 @@ pub fn read_snapshot(root: &Path, name: &str) -> Result<HBaseSnapshot> {
         families: manifest.table_schema.column_families.len(),
         regions,
         schema: manifest.table_schema,
+        fs,
     })
 }
 
@@ -167,7 +176,7 @@ impl HBaseSnapshot {
                 .join(&region)
                 .join(&family)
                 .join(&file);
-            if p.is_file() {
+            if self.fs.exists(&p) && !self.fs.is_dir(&p) {
                 return Ok(p);
             }
         }
@@ -199,7 +208,7 @@ impl HBaseSnapshot {
                     None => (region.info.encoded.clone(), f.name.clone()),
                 };
                 let path = self.locate(&parent, family, &file)?;
-                let reader = HFileReader::open(&LocalFs, &path, Some(cache.clone()))
+                let reader = HFileReader::open(self.fs.as_ref(), &path, Some(cache.clone()))
                     .map_err(|e| corrupt(&path, e))?;
                 let mut scanner = reader.scanner();
                 let mut more = scanner.seek_to_first().map_err(|e| corrupt(&path, e))?;

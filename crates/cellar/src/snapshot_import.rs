@@ -15,7 +15,7 @@ use cellar_hfile::HFileReader;
 use cellar_types::to_string_binary;
 
 use crate::error::{DbError, Result};
-use crate::hbase_snapshot::{read_snapshot, HBaseSnapshot};
+use crate::hbase_snapshot::{read_snapshot, read_snapshot_in, HBaseSnapshot};
 use crate::master::Master;
 
 /// What an import did.
@@ -37,7 +37,25 @@ pub fn import_snapshot(
     name: &str,
     table: Option<&str>,
 ) -> Result<ImportReport> {
-    let snap = read_snapshot(root, name)?;
+    import_with(master, root, name, table, false)
+}
+
+/// As [`import_snapshot`]; with `link`, store files become second names of the
+/// snapshot's files (hard links) instead of copies: a clone of one of this database's
+/// own snapshots, whose archived files never change.
+pub(crate) fn import_with(
+    master: &Master,
+    root: &Path,
+    name: &str,
+    table: Option<&str>,
+    link: bool,
+) -> Result<ImportReport> {
+    // An export is read from the local disk; a clone from the database's own.
+    let snap = if link {
+        read_snapshot_in(master.fs().clone(), root, name)?
+    } else {
+        read_snapshot(root, name)?
+    };
     let mut desc = cellar_protocol::convert::table_from_pb(&snap.schema)
         .map_err(|e| Error::new(ErrorKind::Corrupt, format!("snapshot {name}: {e}")))?;
     if let Some(t) = table {
@@ -60,7 +78,7 @@ pub fn import_snapshot(
         .root()
         .join(".tmp")
         .join(format!("import-{:016x}", cellar_io::random_id()));
-    let result = load_regions(master, &snap, &serving, &table, &tmp);
+    let result = load_regions(master, &snap, &serving, &table, &tmp, link);
     let fs = master.fs();
     if fs.is_dir(&tmp) {
         let _ = crate::database::files::remove_tree(fs.as_ref(), &tmp);
@@ -85,6 +103,7 @@ fn load_regions(
     serving: &[&crate::hbase_snapshot::SnapshotRegion],
     table: &str,
     tmp: &Path,
+    link: bool,
 ) -> Result<ImportReport> {
     let fs = master.fs().clone();
     let (desc, _) = master.describe(table)?;
@@ -161,7 +180,7 @@ fn load_regions(
         }
         files.sort_by_key(|f| f.0);
         for (_, family, path) in files {
-            let out = region.bulk_load(&[(family, path)])?;
+            let out = region.bulk_load_with(&[(family, path)], link)?;
             report.files += 1;
             report.cells += out.cells;
         }

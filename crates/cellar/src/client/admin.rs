@@ -92,6 +92,30 @@ impl Admin for LocalAdmin {
         api(self.conn.master().merge_named(a, b))
     }
 
+    fn snapshot(&self, table: &str, name: &str) -> Result<()> {
+        api(self.conn.master().snapshot(table, name))
+    }
+
+    fn list_snapshots(&self) -> Result<Vec<(String, String, i64)>> {
+        api(self.conn.master().list_snapshots()).map(|l| {
+            l.into_iter()
+                .map(|s| (s.name, s.table, s.creation_time))
+                .collect()
+        })
+    }
+
+    fn delete_snapshot(&self, name: &str) -> Result<()> {
+        api(self.conn.master().delete_snapshot(name))
+    }
+
+    fn clone_snapshot(&self, name: &str, table: &str) -> Result<()> {
+        api(self.conn.master().clone_snapshot(name, table))
+    }
+
+    fn restore_snapshot(&self, name: &str) -> Result<()> {
+        api(self.conn.master().restore_snapshot(name))
+    }
+
     fn list_regions(&self, name: &str) -> Result<Vec<RegionStats>> {
         api(self.conn.master().list_regions(name))
     }

@@ -76,6 +76,36 @@ pub trait Admin: Send + Sync {
     fn list_namespaces(&self) -> Result<Vec<String>>;
     /// The tables of a namespace (full names).
     fn list_namespace_tables(&self, ns: &str) -> Result<Vec<String>>;
+    /// Takes snapshot `name` of table `table`.
+    fn snapshot(&self, table: &str, name: &str) -> Result<()> {
+        let _ = (table, name);
+        Err(snapshots_unsupported())
+    }
+    /// Completed snapshots: (name, table, creation time in ms).
+    fn list_snapshots(&self) -> Result<Vec<(String, String, i64)>> {
+        Err(snapshots_unsupported())
+    }
+    fn delete_snapshot(&self, name: &str) -> Result<()> {
+        let _ = name;
+        Err(snapshots_unsupported())
+    }
+    /// A new table `table` with the snapshot's contents.
+    fn clone_snapshot(&self, name: &str, table: &str) -> Result<()> {
+        let _ = (name, table);
+        Err(snapshots_unsupported())
+    }
+    /// The snapshot's contents back into its (disabled) table.
+    fn restore_snapshot(&self, name: &str) -> Result<()> {
+        let _ = name;
+        Err(snapshots_unsupported())
+    }
+}
+
+fn snapshots_unsupported() -> cellar_api::Error {
+    cellar_api::Error::new(
+        cellar_api::ErrorKind::Unsupported,
+        "snapshots through this connection are not served yet",
+    )
 }
 
 /// A connection to a Cellar (or HBase) deployment.

@@ -14,6 +14,7 @@ mod ddl;
 mod namespaces;
 mod open;
 mod regions;
+pub mod snapshot;
 mod split;
 mod stats;
 
@@ -117,6 +118,8 @@ pub struct Master {
     servers: Vec<Arc<RegionServer>>,
     /// Serializes creating and deleting tables.
     ddl: Mutex<()>,
+    /// Serializes taking, deleting and cloning snapshots (and their archive cleanup).
+    snapshots: Mutex<()>,
     procedures: ProcedureCounts,
 }
 

@@ -63,6 +63,7 @@ impl Master {
             tables: RwLock::new(BTreeMap::new()),
             servers,
             ddl: Mutex::new(()),
+            snapshots: Mutex::new(()),
             procedures: Default::default(),
         };
         master.load_tables(by_region)?;

@@ -167,6 +167,8 @@ pub fn run(db: &Client, c: &CommandLine, out: &mut String, style: &format::Style
             .compact(&table_name(c)?, true)
             .map(|_| None)
             .map_err(db_err),
+        "snapshot" | "list_snapshots" | "delete_snapshot" | "clone_snapshot"
+        | "restore_snapshot" => super::snapshots::command(db, c, out),
         other => Err(format!("Unknown command '{other}'. Try 'help'.")),
     }
 }

@@ -9,6 +9,7 @@ mod ddl;
 mod format;
 pub mod parse;
 mod regions;
+mod snapshots;
 
 use std::io::{BufRead, IsTerminal, Write};
 

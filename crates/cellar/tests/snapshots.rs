@@ -1,0 +1,305 @@
+#![allow(clippy::unwrap_used)]
+// A writer thread runs beside a snapshot.
+#![allow(clippy::disallowed_methods)]
+//! Snapshots (HBase's semantics): a snapshot is the table as of one moment, even with
+//! writes going on; clone and restore give exactly its contents; its files outlive
+//! compactions and the table's drop, and go once no snapshot needs them; names and
+//! states are checked as HBase checks them; a crash at any step of taking one leaves
+//! either a whole snapshot or none.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use cellar::{Database, Options};
+use cellar_api::{Delete, ErrorKind, FamilyDescriptor, Get, Put, Scan, TableDescriptor};
+use cellar_io::{FaultFs, ManualClock};
+use cellar_region::Config;
+use cellar_wal::Durability;
+
+fn open(dir: &Path) -> Database {
+    let mut o = Options::for_dir(dir).unwrap();
+    o.background = false;
+    Database::open_with(dir, o).unwrap()
+}
+
+fn table(name: &str) -> TableDescriptor {
+    let mut f = FamilyDescriptor::new("f");
+    f.versions = 3;
+    let mut d = TableDescriptor::new(name).with_family(f);
+    d.durability = Durability::FsyncWal;
+    d
+}
+
+/// Every cell of a table (all versions, markers too), as text.
+fn dump(db: &Database, t: &str) -> Vec<String> {
+    db.table(t)
+        .unwrap()
+        .scan(&Scan::new().raw(true).max_versions(10))
+        .unwrap()
+        .flat_map(|r| r.unwrap().cells)
+        .map(|c| {
+            format!(
+                "{}/{}/{}/{:?}={}",
+                String::from_utf8_lossy(c.row()),
+                String::from_utf8_lossy(c.qualifier()),
+                c.timestamp(),
+                c.cell_type(),
+                String::from_utf8_lossy(c.value())
+            )
+        })
+        .collect()
+}
+
+fn fill(db: &Database, t: &str, tag: &str) {
+    let tb = db.table(t).unwrap();
+    for i in 0..60 {
+        tb.put(Put::new(format!("r{i:03}")).add_column_at("f", "q", 10, format!("{tag}{i}")))
+            .unwrap();
+    }
+}
+
+#[test]
+fn clone_and_restore_give_the_snapshot_exactly() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = open(tmp.path());
+    db.create_table_split(table("t"), vec![b"r020".to_vec(), b"r040".to_vec()])
+        .unwrap();
+    fill(&db, "t", "a");
+    db.flush("t").unwrap();
+    let tb = db.table("t").unwrap();
+    tb.put(Put::new("r005").add_column_at("f", "q", 11, "newer"))
+        .unwrap(); // MemStore only
+    tb.delete(Delete::new("r050").add_family("f")).unwrap();
+    // A split before the snapshot: daughters hold references.
+    db.split("t", Some(b"r030")).unwrap();
+    let at_snapshot = dump(&db, "t");
+    db.master().snapshot("t", "s1").unwrap();
+    let listed = db.master().list_snapshots().unwrap();
+    assert_eq!(listed.len(), 1);
+    assert_eq!(
+        (listed[0].name.as_str(), listed[0].table.as_str()),
+        ("s1", "t")
+    );
+
+    // The table moves on: new writes, a major compaction that drops the old files.
+    fill(&db, "t", "b");
+    db.compact("t", true).unwrap();
+    assert_ne!(dump(&db, "t"), at_snapshot);
+
+    db.master().clone_snapshot("s1", "c1").unwrap();
+    assert_eq!(dump(&db, "c1"), at_snapshot);
+    assert_eq!(db.list_regions("c1").unwrap().len(), 4);
+    // The clone is a table of its own.
+    db.table("c1")
+        .unwrap()
+        .put(Put::new("r001").add_column("f", "q", "clone-only"))
+        .unwrap();
+    assert_ne!(dump(&db, "c1"), at_snapshot);
+
+    // Restore wants the table disabled, and leaves it so.
+    let e = db.master().restore_snapshot("s1").unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::TableNotDisabled, "{e}");
+    db.disable_table("t").unwrap();
+    db.master().restore_snapshot("s1").unwrap();
+    assert!(!db.master().describe("t").unwrap().1);
+    db.enable_table("t").unwrap();
+    assert_eq!(dump(&db, "t"), at_snapshot);
+
+    // Across a reopen: snapshot, clone and restored table all as they were.
+    db.close().unwrap();
+    let db = open(tmp.path());
+    assert_eq!(dump(&db, "t"), at_snapshot);
+    assert_eq!(db.master().list_snapshots().unwrap().len(), 1);
+    db.master().clone_snapshot("s1", "c2").unwrap();
+    assert_eq!(dump(&db, "c2"), at_snapshot);
+}
+
+#[test]
+fn files_outlive_the_table_until_no_snapshot_needs_them() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = open(tmp.path());
+    db.create_table(table("t")).unwrap();
+    fill(&db, "t", "a");
+    db.master().snapshot("t", "s1").unwrap();
+    let at_snapshot = dump(&db, "t");
+    let archive = tmp.path().join("archive");
+    assert!(archive.exists());
+    // Drop the table: the snapshot still clones.
+    db.disable_table("t").unwrap();
+    db.drop_table("t").unwrap();
+    db.master().clone_snapshot("s1", "back").unwrap();
+    assert_eq!(dump(&db, "back"), at_snapshot);
+    // A second snapshot of the clone shares nothing with s1's archive names.
+    db.master().snapshot("back", "s2").unwrap();
+    db.master().delete_snapshot("s1").unwrap();
+    assert_eq!(db.master().list_snapshots().unwrap().len(), 1);
+    // The clone keeps its data (its own names of the files).
+    assert_eq!(dump(&db, "back"), at_snapshot);
+    db.master().delete_snapshot("s2").unwrap();
+    assert!(db.master().list_snapshots().unwrap().is_empty());
+    // Nothing left in the archive once no snapshot needs it.
+    let left: Vec<_> = walk(&archive);
+    assert!(left.is_empty(), "{left:?}");
+    assert_eq!(dump(&db, "back"), at_snapshot);
+}
+
+fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    if let Ok(rd) = std::fs::read_dir(dir) {
+        for e in rd {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                out.extend(walk(&p));
+            } else {
+                out.push(p);
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn names_and_states_are_checked() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = open(tmp.path());
+    db.create_table(table("t")).unwrap();
+    let m = db.master();
+    for bad in ["", ".hidden", "a/b", "sp ace"] {
+        assert_eq!(
+            m.snapshot("t", bad).unwrap_err().kind(),
+            ErrorKind::InvalidRequest,
+            "{bad:?}"
+        );
+    }
+    assert_eq!(
+        m.snapshot("nope", "s").unwrap_err().kind(),
+        ErrorKind::TableNotFound
+    );
+    m.snapshot("t", "s").unwrap();
+    let e = m.snapshot("t", "s").unwrap_err();
+    assert!(e.to_string().contains("already"), "{e}");
+    assert!(m.delete_snapshot("missing").is_err());
+    assert!(m.clone_snapshot("missing", "x").is_err());
+    assert_eq!(
+        m.clone_snapshot("s", "t").unwrap_err().kind(),
+        ErrorKind::TableExists
+    );
+    // A disabled table can be snapshotted too (its files as they are).
+    fill(&db, "t", "a");
+    db.disable_table("t").unwrap();
+    m.snapshot("t", "off").unwrap();
+    m.clone_snapshot("off", "off_clone").unwrap();
+    assert_eq!(dump(&db, "off_clone").len(), 60);
+}
+
+/// Writes go on while the snapshot is taken: the writer puts row a<i> and then z<i>
+/// (in another region); a snapshot of one moment holds a prefix of each, z never ahead.
+#[test]
+fn a_snapshot_is_one_moment_under_concurrent_writes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = Arc::new(open(tmp.path()));
+    db.create_table_split(table("t"), vec![b"m".to_vec()])
+        .unwrap();
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let writer = {
+        let (db, stop) = (db.clone(), stop.clone());
+        std::thread::spawn(move || {
+            let t = db.table("t").unwrap();
+            let mut i = 0u32;
+            while !stop.load(std::sync::atomic::Ordering::SeqCst) {
+                t.put(Put::new(format!("a{i:06}")).add_column("f", "q", "x"))
+                    .unwrap();
+                t.put(Put::new(format!("z{i:06}")).add_column("f", "q", "x"))
+                    .unwrap();
+                i += 1;
+            }
+            i
+        })
+    };
+    std::thread::sleep(std::time::Duration::from_millis(50));
+    for n in 0..3 {
+        db.master().snapshot("t", &format!("s{n}")).unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    stop.store(true, std::sync::atomic::Ordering::SeqCst);
+    let written = writer.join().unwrap();
+    assert!(written > 0);
+    for n in 0..3 {
+        let c = format!("c{n}");
+        db.master().clone_snapshot(&format!("s{n}"), &c).unwrap();
+        let t = db.table(&c).unwrap();
+        let rows: Vec<Vec<u8>> = t
+            .scan(&Scan::new())
+            .unwrap()
+            .map(|r| r.unwrap().row)
+            .collect();
+        let a = rows.iter().filter(|r| r[0] == b'a').count();
+        let z = rows.iter().filter(|r| r[0] == b'z').count();
+        assert!(z == a || z + 1 == a, "snapshot {n}: {a} a-rows, {z} z-rows");
+        // Prefixes: the last of each is there, so all before it are.
+        for (k, row) in rows.iter().filter(|r| r[0] == b'a').enumerate() {
+            assert_eq!(row, &format!("a{k:06}").into_bytes());
+        }
+        assert!(
+            t.get(&Get::new(format!("a{:06}", a.saturating_sub(1))))
+                .unwrap()
+                .cells
+                .len()
+                == usize::from(a > 0)
+        );
+    }
+}
+
+/// A failure after every number of file-system steps while a snapshot is taken, then a
+/// power loss: afterwards the snapshot is listed and clones the table's contents, or is
+/// not listed and a new one of the same name can be taken.
+#[test]
+fn a_crash_at_any_step_of_a_snapshot_leaves_all_or_nothing() {
+    let mut failed_steps = 0;
+    for fail_at in 0..200u64 {
+        let fs = FaultFs::new();
+        let opts = || Options {
+            fs: Arc::new(fs.clone()),
+            clock: Arc::new(ManualClock::new(1_700_000_000_000)),
+            executor: Arc::new(cellar_io::Threads),
+            config: Config::default(),
+            background: false,
+            lock: false,
+        };
+        let root = Path::new("/db");
+        let db = Database::open_with(root, opts()).unwrap();
+        db.create_table_split(table("t"), vec![b"r030".to_vec()])
+            .unwrap();
+        fill(&db, "t", "a");
+        db.flush("t").unwrap();
+        fill(&db, "t", "b");
+        let expected = dump(&db, "t");
+        fs.fail_after(fail_at);
+        let ok = db.master().snapshot("t", "s").is_ok();
+        fs.heal();
+        fs.crash();
+        std::mem::forget(db);
+        let db = Database::open_with(root, opts()).unwrap();
+        let listed = db.master().list_snapshots().unwrap();
+        if ok {
+            assert_eq!(
+                listed.len(),
+                1,
+                "fail_at {fail_at}: an acknowledged snapshot survives"
+            );
+        }
+        if listed.len() == 1 {
+            db.master().clone_snapshot("s", "c").unwrap();
+            assert_eq!(dump(&db, "c"), expected, "fail_at {fail_at}");
+        } else {
+            db.master().snapshot("t", "s").unwrap();
+            db.master().clone_snapshot("s", "c").unwrap();
+            assert_eq!(dump(&db, "c"), expected, "fail_at {fail_at}");
+        }
+        if ok {
+            break;
+        }
+        failed_steps += 1;
+    }
+    assert!(failed_steps > 5, "{failed_steps}");
+}
