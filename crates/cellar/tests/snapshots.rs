@@ -303,3 +303,42 @@ fn a_crash_at_any_step_of_a_snapshot_leaves_all_or_nothing() {
     }
     assert!(failed_steps > 5, "{failed_steps}");
 }
+
+/// HBase's own snapshot reader (ClientSideRegionScanner over the manifest, as HBase's
+/// snapshot input formats read one) reads a snapshot Cellar took — its database
+/// directory is an export's layout — and lists exactly what Cellar's reader lists.
+#[test]
+fn hbase_reads_a_snapshot_cellar_took() {
+    #[path = "common/mod.rs"]
+    mod common;
+    let Some(cp) = common::hbase::oracle_classpath() else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let db = open(tmp.path());
+    let mut g = FamilyDescriptor::new("g");
+    g.versions = 2;
+    db.create_table_split(
+        table("split_t").with_family(g),
+        vec![b"r020".to_vec(), b"r040".to_vec()],
+    )
+    .unwrap();
+    fill(&db, "split_t", "a");
+    db.flush("split_t").unwrap();
+    let t = db.table("split_t").unwrap();
+    t.put(Put::new("r001").add_column("g", "x", "gee")).unwrap();
+    t.delete(Delete::new("r030").add_family("f")).unwrap();
+    db.split("split_t", Some(b"r030")).unwrap();
+    db.master().snapshot("split_t", "cellar_snap").unwrap();
+    db.close().unwrap();
+    let snap = cellar::hbase_snapshot::read_snapshot(tmp.path(), "cellar_snap").unwrap();
+    let ours = cellar::hbase_snapshot::listing(&snap).unwrap();
+    let (code, out, err) = common::hbase::run_oracle(
+        &cp,
+        "SnapshotFixture",
+        &["list", tmp.path().to_str().unwrap(), "cellar_snap"],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out, ours);
+    assert!(ours.contains("reference"), "{ours}");
+}
