@@ -193,3 +193,30 @@ pub fn import_snapshot(a: &ImportSnapshotArgs) -> Result<(), String> {
     );
     Ok(())
 }
+
+#[derive(Args)]
+pub struct ExportSnapshotArgs {
+    /// The snapshot to export.
+    snapshot: String,
+    /// Destination directory (ExportSnapshot's layout: .hbase-snapshot/ and archive/).
+    dir: PathBuf,
+    /// Database directory (embedded; default ./cellar-data).
+    #[arg(long, default_value = "cellar-data")]
+    db: PathBuf,
+    /// Configuration file (TOML with HBase key names); default DB/cellar.toml.
+    #[arg(long)]
+    config: Option<PathBuf>,
+}
+
+pub fn export_snapshot(a: &ExportSnapshotArgs) -> Result<(), String> {
+    let db = crate::open_db(&a.db, a.config.as_deref(), None)?;
+    let r = db.master().export_snapshot(&a.snapshot, &a.dir);
+    db.close().map_err(|e| e.to_string())?;
+    let n = r.map_err(|e| e.to_string())?;
+    println!(
+        "exported snapshot {} to {} ({n} store files)",
+        a.snapshot,
+        a.dir.display()
+    );
+    Ok(())
+}

@@ -88,6 +88,8 @@ enum Command {
     HfileWrite(bulk_tool::HFileWriteArgs),
     /// Import a snapshot exported by HBase (ExportSnapshot's layout) as a new table.
     ImportSnapshot(bulk_tool::ImportSnapshotArgs),
+    /// Export a snapshot in ExportSnapshot's layout, for HBase (or import-snapshot).
+    ExportSnapshot(bulk_tool::ExportSnapshotArgs),
     /// Hash a table in batches, in the layout of HBase's HashTable.
     Hashtable(sync_tool::HashTableArgs),
     /// Compare a table with a HashTable output (HBase's or Cellar's), like SyncTable
@@ -225,6 +227,7 @@ fn main() -> ExitCode {
         Command::Bulkload(args) => finish(bulk_tool::bulkload(&args)),
         Command::HfileWrite(args) => finish(bulk_tool::hfile_write(&args)),
         Command::ImportSnapshot(args) => finish(bulk_tool::import_snapshot(&args)),
+        Command::ExportSnapshot(args) => finish(bulk_tool::export_snapshot(&args)),
         Command::Hashtable(args) => finish(sync_tool::hashtable(&args)),
         Command::Synctable(args) => match sync_tool::synctable(&args) {
             Ok(true) => ExitCode::SUCCESS,

@@ -7,6 +7,8 @@
 //! states are checked as HBase checks them; a crash at any step of taking one leaves
 //! either a whole snapshot or none.
 
+mod common;
+
 use std::path::Path;
 use std::sync::Arc;
 
@@ -309,8 +311,6 @@ fn a_crash_at_any_step_of_a_snapshot_leaves_all_or_nothing() {
 /// directory is an export's layout — and lists exactly what Cellar's reader lists.
 #[test]
 fn hbase_reads_a_snapshot_cellar_took() {
-    #[path = "common/mod.rs"]
-    mod common;
     let Some(cp) = common::hbase::oracle_classpath() else {
         return;
     };
@@ -341,4 +341,106 @@ fn hbase_reads_a_snapshot_cellar_took() {
     assert_eq!(code, 0, "{err}");
     assert_eq!(out, ours);
     assert!(ours.contains("reference"), "{ours}");
+}
+
+/// The table a snapshot was taken of, as HBase's CloneSnapshot program prints a clone:
+/// region by region, raw, every version.
+fn region_listing(db: &Database, t: &str) -> String {
+    use cellar_types::to_string_binary as b;
+    let mut out = String::new();
+    for r in db.list_regions(t).unwrap() {
+        out.push_str(&format!(
+            "cells of [{}, {})\n",
+            b(&r.info.start),
+            b(&r.info.end)
+        ));
+        let scan = Scan::new()
+            .start_row(r.info.start.clone())
+            .stop_row(r.info.end.clone())
+            .raw(true)
+            .max_versions(100);
+        for row in db.table(t).unwrap().scan(&scan).unwrap() {
+            for c in row.unwrap().cells {
+                out.push_str(&format!(
+                    "  {}/{}:{}/{}/{} value={}\n",
+                    b(c.row()),
+                    b(c.family()),
+                    b(c.qualifier()),
+                    c.timestamp(),
+                    c.cell_type().name(),
+                    b(c.value())
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// `cellar export-snapshot` writes ExportSnapshot's layout: `import-snapshot` brings it
+/// back equal, and a real HBase, given the export in its root directory, clones it
+/// cell for cell.
+#[test]
+fn exported_snapshots_import_back_and_clone_in_hbase() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dbdir = tmp.path().join("db");
+    let db = open(&dbdir);
+    db.create_table_split(table("src"), vec![b"r030".to_vec()])
+        .unwrap();
+    fill(&db, "src", "a");
+    db.flush("src").unwrap();
+    let t = db.table("src").unwrap();
+    t.put(Put::new("r002").add_column_at("f", "q", 12, "newer"))
+        .unwrap();
+    t.delete(Delete::new("r040").add_family("f")).unwrap();
+    db.master().snapshot("src", "exp").unwrap();
+    let expected = region_listing(&db, "src");
+    db.close().unwrap();
+    let export = tmp.path().join("export");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_cellar"))
+        .args([
+            "export-snapshot",
+            "exp",
+            export.to_str().unwrap(),
+            "--db",
+            dbdir.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(export.join(".hbase-snapshot/exp/.snapshotinfo").exists());
+    // Round trip: the export imports into another database as the same table.
+    let other = open(&tmp.path().join("other"));
+    other.import_snapshot(&export, "exp", Some("back")).unwrap();
+    assert_eq!(region_listing(&other, "back"), expected);
+    other.close().unwrap();
+
+    let Some(cp) = common::hbase::oracle_classpath() else {
+        return;
+    };
+    let hbase = common::hbase::HBase::start();
+    let root = hbase.dir.path().join("root");
+    let copy = std::process::Command::new("cp")
+        .arg("-r")
+        .arg(export.join(".hbase-snapshot"))
+        .arg(export.join("archive"))
+        .arg(&root)
+        .status()
+        .unwrap();
+    assert!(copy.success());
+    let (code, out, err) = common::hbase::run_oracle(
+        &cp,
+        "CloneSnapshot",
+        &["clone", &hbase.quorum, "exp", "cloned"],
+    );
+    let tail: Vec<&str> = err.lines().rev().take(30).collect();
+    assert!(
+        code == 0 && out.contains("ALL OK"),
+        "{out}\n{}",
+        tail.into_iter().rev().collect::<Vec<_>>().join("\n")
+    );
+    assert_eq!(out.trim_end_matches("ALL OK\n"), expected);
 }

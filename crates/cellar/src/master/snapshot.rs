@@ -374,3 +374,69 @@ fn prune(fs: &dyn FileSystem, dir: &Path, keep: &BTreeSet<PathBuf>) -> Result<()
     }
     Ok(())
 }
+
+impl Master {
+    /// Copies snapshot `name` to `dir` in ExportSnapshot's layout
+    /// (`.hbase-snapshot/<name>/` and the files under `archive/data/...`), on the local
+    /// disk; HBase imports it by copying it into its root and cloning. Returns the
+    /// number of store files copied.
+    pub fn export_snapshot(&self, name: &str, dir: &Path) -> Result<usize> {
+        check_name(name)?;
+        let _one = locked(&self.snapshots);
+        if !self.snapshot_exists(name) {
+            return Err(snapshot_missing(name));
+        }
+        let local = cellar_io::LocalFs;
+        let dest_snap = dir.join(SNAPSHOT_DIR).join(name);
+        if local.exists(&dest_snap) {
+            return Err(
+                Error::invalid(format!("{} already holds snapshot {name}", dir.display())).into(),
+            );
+        }
+        let snap = crate::hbase_snapshot::read_snapshot_in(self.fs.clone(), &self.root, name)?;
+        let mut copied = 0;
+        for r in &snap.regions {
+            for (family, files) in &r.families {
+                for f in files {
+                    let (region, file) = match &f.reference {
+                        Some(_) => match f.name.rsplit_once('.') {
+                            Some((file, parent)) => (parent.to_string(), file.to_string()),
+                            None => continue,
+                        },
+                        None => (r.info.encoded.clone(), f.name.clone()),
+                    };
+                    let src = snap.locate(&region, family, &file)?;
+                    let rel = src.strip_prefix(&self.root).map_err(|_| {
+                        Error::new(
+                            ErrorKind::Corrupt,
+                            format!("{} is outside the database", src.display()),
+                        )
+                    })?;
+                    // Files always land under archive/, as ExportSnapshot puts them.
+                    let rel = rel.strip_prefix("archive").unwrap_or(rel);
+                    let dst = dir.join("archive").join(rel);
+                    if local.exists(&dst) {
+                        continue;
+                    }
+                    if let Some(p) = dst.parent() {
+                        local.create_dir_all(p)?;
+                    }
+                    let bytes = cellar_io::read_all(self.fs.as_ref(), &src)?;
+                    let mut w = local.create(&dst)?;
+                    w.append(&bytes)?;
+                    w.sync()?;
+                    copied += 1;
+                }
+            }
+        }
+        // The description last, as in the database: the export is whole once it is there.
+        local.create_dir_all(&dest_snap)?;
+        let src_dir = self.snapshot_dir(name);
+        for f in [DATA, INFO] {
+            let bytes = cellar_io::read_all(self.fs.as_ref(), &src_dir.join(f))?;
+            write_file(&local, &dest_snap.join(f), &bytes)?;
+        }
+        local.sync_dir(&dest_snap)?;
+        Ok(copied)
+    }
+}
