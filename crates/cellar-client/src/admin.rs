@@ -29,13 +29,17 @@ fn tname(name: &str) -> pb::TableNameRequest {
 }
 
 impl Admin {
+    pub(crate) fn conn(&self) -> &Connection {
+        &self.conn
+    }
+
     pub(crate) fn new(conn: Connection) -> Admin {
         Admin { conn }
     }
 
     /// Waits for a master procedure to finish, as HBase's Admin does for its DDL
     /// futures (`getProcedureResult` until FINISHED); its failure is the call's.
-    async fn wait_procedure(&self, proc: pb::ProcedureResponse) -> Result<()> {
+    pub(crate) async fn wait_procedure(&self, proc: pb::ProcedureResponse) -> Result<()> {
         let Some(proc_id) = proc.proc_id else {
             return Ok(());
         };

@@ -5,7 +5,8 @@
 //!   `hbase:meta` through ClientMetaService (HBase 2.5+'s RPC registry).
 //! - [`Table`]: get, put, delete, increment, append, check_and_mutate, mutate_row,
 //!   mutate_rows (MultiRowMutationService), batch, and scan as a stream.
-//! - [`Admin`]: tables, namespaces, flush, compact, split, merge, region listing.
+//! - [`Admin`]: tables, namespaces, flush, compact, split, merge, region listing,
+//!   snapshots (take, list, delete, clone, restore).
 //! - [`BufferedMutator`]: writes buffered up to `hbase.client.write.buffer`.
 //! - Bulk load calls: [`Connection::bulk_load_region`] and its prepare/cleanup.
 //!
@@ -21,6 +22,7 @@ mod connection;
 mod mutator;
 mod rpc;
 mod scanner;
+mod snapshots;
 mod table;
 
 pub use admin::Admin;
@@ -31,4 +33,5 @@ pub use config::ClientConfig;
 pub use connection::{Connection, RegionLocation};
 pub use mutator::BufferedMutator;
 pub use scanner::{ResultScanner, ScanStream};
+pub use snapshots::SnapshotListing;
 pub use table::Table;

@@ -444,3 +444,47 @@ fn exported_snapshots_import_back_and_clone_in_hbase() {
     );
     assert_eq!(out.trim_end_matches("ALL OK\n"), expected);
 }
+
+/// The same operations through `cellar server` (MasterService Snapshot,
+/// GetCompletedSnapshots, RestoreSnapshot for clone and restore, DeleteSnapshot) with the
+/// Rust client, and the shell's commands over it.
+#[test]
+fn snapshots_through_the_server() {
+    use cellar::Connection as _;
+    let tmp = tempfile::tempdir().unwrap();
+    {
+        let db = open(tmp.path());
+        db.create_table_split(table("t"), vec![b"r030".to_vec()])
+            .unwrap();
+        fill(&db, "t", "a");
+        db.close().unwrap();
+    }
+    let server = common::server::ServerProcess::start(tmp.path());
+    let conn = cellar::client::RemoteConnection::connect(&server.addr).unwrap();
+    let admin = conn.admin();
+    admin.snapshot("t", "rs").unwrap();
+    let listed = admin.list_snapshots().unwrap();
+    assert_eq!(listed.len(), 1);
+    assert_eq!((listed[0].0.as_str(), listed[0].1.as_str()), ("rs", "t"));
+    let t = conn.table("t").unwrap();
+    t.put(Put::new("r001").add_column_at("f", "q", 10, "later"))
+        .unwrap();
+    admin.clone_snapshot("rs", "rc").unwrap();
+    let rc = conn.table("rc").unwrap();
+    let got = rc.get(&Get::new("r001")).unwrap();
+    assert_eq!(got.value(b"f", b"q").unwrap(), b"a1");
+    assert_eq!(rc.scan(&Scan::new()).unwrap().count(), 60);
+    // Restore needs the table disabled.
+    assert!(admin.restore_snapshot("rs").is_err());
+    admin.disable_table("t").unwrap();
+    admin.restore_snapshot("rs").unwrap();
+    admin.enable_table("t").unwrap();
+    assert_eq!(
+        t.get(&Get::new("r001")).unwrap().value(b"f", b"q").unwrap(),
+        b"a1"
+    );
+    admin.delete_snapshot("rs").unwrap();
+    assert!(admin.list_snapshots().unwrap().is_empty());
+    assert!(admin.delete_snapshot("rs").is_err());
+    assert_eq!(server.stop(), Some(0));
+}

@@ -104,7 +104,7 @@ pub trait Admin: Send + Sync {
 fn snapshots_unsupported() -> cellar_api::Error {
     cellar_api::Error::new(
         cellar_api::ErrorKind::Unsupported,
-        "snapshots through this connection are not served yet",
+        "this connection does not take snapshots",
     )
 }
 

@@ -272,4 +272,27 @@ impl Admin for RemoteAdmin {
     fn list_namespace_tables(&self, ns: &str) -> Result<Vec<String>> {
         self.rt.block_on(self.admin.list_namespace_tables(ns))
     }
+
+    fn snapshot(&self, table: &str, name: &str) -> Result<()> {
+        self.rt.block_on(self.admin.snapshot(table, name))
+    }
+
+    fn list_snapshots(&self) -> Result<Vec<(String, String, i64)>> {
+        let l = self.rt.block_on(self.admin.list_snapshots())?;
+        Ok(l.into_iter()
+            .map(|s| (s.name, s.table, s.creation_time))
+            .collect())
+    }
+
+    fn delete_snapshot(&self, name: &str) -> Result<()> {
+        self.rt.block_on(self.admin.delete_snapshot(name))
+    }
+
+    fn clone_snapshot(&self, name: &str, table: &str) -> Result<()> {
+        self.rt.block_on(self.admin.clone_snapshot(name, table))
+    }
+
+    fn restore_snapshot(&self, name: &str) -> Result<()> {
+        self.rt.block_on(self.admin.restore_snapshot(name))
+    }
 }

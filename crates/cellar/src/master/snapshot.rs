@@ -331,15 +331,21 @@ impl Master {
         Ok(())
     }
 
-    /// Replaces disabled `table`'s contents with the snapshot's (it stays disabled).
+    /// Replaces the snapshot's table's contents with the snapshot's (the table must be
+    /// disabled, and stays so).
     pub fn restore_snapshot(&self, name: &str) -> Result<()> {
+        self.restore_snapshot_into(name, None)
+    }
+
+    /// As [`Master::restore_snapshot`], into `table` (default: the snapshot's own).
+    pub fn restore_snapshot_into(&self, name: &str, table: Option<&str>) -> Result<()> {
         check_name(name)?;
         let info = self
             .list_snapshots()?
             .into_iter()
             .find(|s| s.name == name)
             .ok_or_else(|| snapshot_missing(name))?;
-        let table = info.table;
+        let table = table.map_or(info.table, str::to_string);
         if self.table_exists(&table) {
             let (_, enabled) = self.describe(&table)?;
             if enabled {
@@ -349,6 +355,18 @@ impl Master {
         }
         self.clone_snapshot(name, &table)?;
         self.disable_table(&table)
+    }
+}
+
+/// A snapshot's description as HBase lists it.
+pub fn description(s: &SnapshotInfo) -> pb::SnapshotDescription {
+    pb::SnapshotDescription {
+        name: s.name.clone(),
+        table: Some(s.table.clone()),
+        creation_time: Some(s.creation_time),
+        r#type: Some(1),
+        version: Some(2),
+        ..Default::default()
     }
 }
 

@@ -260,6 +260,12 @@ pub fn call(call: &Call<'_>, method: &str) -> CallResult {
             namespace_name: a.list_namespaces()?,
         })),
         "FlushTable" => super::master_procedures::flush_table(call),
+        "Snapshot"
+        | "IsSnapshotDone"
+        | "GetCompletedSnapshots"
+        | "DeleteSnapshot"
+        | "RestoreSnapshot"
+        | "IsRestoreSnapshotDone" => super::master_snapshots::call(call, upper.as_str()),
         "RunCatalogScan" => super::master_procedures::run_catalog_scan(call),
         "ExecProcedure" | "ExecProcedureWithRet" => super::master_procedures::exec_procedure(call),
         "IsProcedureDone" => super::master_procedures::is_procedure_done(call),

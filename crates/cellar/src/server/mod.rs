@@ -18,6 +18,7 @@ mod dispatch;
 mod http;
 mod master_procedures;
 mod master_service;
+mod master_snapshots;
 mod meta;
 mod meta_service;
 mod metrics;

@@ -236,6 +236,31 @@ public final class ClientCheck {
       }
       System.out.println("ok split");
 
+      // Snapshots: take, list, clone (RestoreSnapshot into a new table), delete.
+      String snap = "check_snap_" + ns;
+      admin.snapshot(snap, tn);
+      check(admin.listSnapshots().stream().anyMatch(d -> d.getName().equals(snap)
+        && d.getTableName().equals(tn)), "snapshot listed");
+      TableName cloned = TableName.valueOf(ns, "cloned");
+      admin.cloneSnapshot(snap, cloned);
+      try (Table a = conn.getTable(tn); Table b = conn.getTable(cloned);
+        ResultScanner sa = a.getScanner(new Scan()); ResultScanner sb = b.getScanner(new Scan())) {
+        int na = 0;
+        int nb = 0;
+        for (Result x : sa) {
+          na++;
+        }
+        for (Result x : sb) {
+          nb++;
+        }
+        check(na == nb && nb > 6, "clone holds the table's rows: " + na + " / " + nb);
+      }
+      admin.deleteSnapshot(snap);
+      check(admin.listSnapshots().stream().noneMatch(d -> d.getName().equals(snap)), "snapshot deleted");
+      admin.disableTable(cloned);
+      admin.deleteTable(cloned);
+      System.out.println("ok snapshots");
+
       admin.disableTable(tn);
       check(admin.isTableDisabled(tn), "disabled");
       admin.enableTable(tn);
