@@ -104,7 +104,6 @@ pub struct Matcher {
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Pending {
-    RestOfColumn,
     Until(Vec<u8>),
 }
 
@@ -131,9 +130,6 @@ impl Matcher {
             self.filtered_count = 0;
             self.last = None;
             self.expired_seen = false;
-            if self.pending == Some(Pending::RestOfColumn) {
-                self.pending = None;
-            }
         }
     }
 
@@ -180,7 +176,6 @@ impl Matcher {
         }
         if let Some(p) = &self.pending {
             let active = match p {
-                Pending::RestOfColumn => true,
                 Pending::Until(k) => KeyRef::parse(k)
                     .map(|k| {
                         cellar_types::compare_keys(&cell.key_ref(), &k) == std::cmp::Ordering::Less
@@ -196,13 +191,13 @@ impl Matcher {
             self.pending = None;
         }
         let code = self.match_inner(cell, filter);
+        // In the empty qualifier HBase's "next column" is only the next cell (the
+        // family's delete markers live there: `getKeyForNextColumn`), which is matched
+        // afresh: versions past the limit go on answering "next column", but a filter's
+        // NEXT_COL is asked again about the next cell. Only a hint skips ahead.
         if cell.qualifier().is_empty() {
-            match &code {
-                MatchCode::SeekNextCol | MatchCode::IncludeAndSeekNextCol => {
-                    self.pending = Some(Pending::RestOfColumn)
-                }
-                MatchCode::SeekTo(k) => self.pending = Some(Pending::Until(k.clone())),
-                _ => {}
+            if let MatchCode::SeekTo(k) = &code {
+                self.pending = Some(Pending::Until(k.clone()));
             }
         }
         code
@@ -224,9 +219,13 @@ impl Matcher {
             }
             if ty.is_delete() {
                 // HBase's column tracker skips a marker repeating the previous one's
-                // timestamp and type, and does not count markers as versions.
+                // timestamp and type, and does not count markers as versions — but
+                // a column already past its versions ends at a marker too.
                 if self.last == Some((ts, ty.code())) {
                     return MatchCode::Skip;
+                }
+                if self.count > self.p.family_versions {
+                    return MatchCode::SeekNextCol;
                 }
                 self.last = Some((ts, ty.code()));
             } else if let Some(code) = self.check_versions(ts, ty) {

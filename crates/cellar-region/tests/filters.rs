@@ -339,6 +339,41 @@ fn prefix_in_an_or_list_drops_rows_outside_it_by_filter_row() {
     assert_eq!(alone, vec!["r3"]);
 }
 
+/// In the empty qualifier (where a family's delete markers live) HBase's "next column"
+/// is only the next cell, which the filter is asked about again: a raw scan paging
+/// past one column returns a row's second family marker (found by the HBase oracle).
+#[test]
+fn column_pagination_counts_each_marker_of_the_empty_qualifier() {
+    use cellar_region::Delete;
+    let h = harness();
+    h.region
+        .delete(Delete::new("r9").add_family_version("a", 28))
+        .unwrap();
+    h.region
+        .delete(Delete::new("r9").add_family_before("a", 18))
+        .unwrap();
+    let s = Scan::new()
+        .start_row("r9")
+        .raw(true)
+        .time_range(9, 39)
+        .filter(parse_filter("ColumnPaginationFilter(1, 1)").unwrap());
+    let got: Vec<String> = h
+        .region
+        .scanner(&s)
+        .unwrap()
+        .flat_map(|r| r.unwrap().cells)
+        .map(|c| {
+            format!(
+                "{}/{}/{:?}",
+                String::from_utf8_lossy(c.qualifier()),
+                c.timestamp(),
+                c.cell_type()
+            )
+        })
+        .collect();
+    assert_eq!(got, vec!["/18/DeleteFamily"]);
+}
+
 #[test]
 fn gets_take_filters_too() {
     let h = harness();

@@ -480,10 +480,13 @@ impl Model {
                             hint = None;
                         }
                         let rc = filter.filter_cell(c);
+                        // HBase's next column from the empty qualifier is the next cell,
+                        // which the filter is asked about again.
+                        let next_col = !c.qualifier().is_empty();
                         let keep = match rc {
                             ReturnCode::Include => true,
                             ReturnCode::IncludeAndNextCol => {
-                                skip_col = true;
+                                skip_col = next_col;
                                 true
                             }
                             ReturnCode::IncludeAndSeekNextRow => {
@@ -492,7 +495,7 @@ impl Model {
                             }
                             ReturnCode::Skip => false,
                             ReturnCode::NextCol => {
-                                skip_col = true;
+                                skip_col = next_col;
                                 false
                             }
                             ReturnCode::NextRow => {
