@@ -12,6 +12,7 @@ pub mod hashtable;
 pub mod hbase_snapshot;
 pub mod layout;
 pub mod master;
+pub mod migrate;
 pub mod region_server;
 pub mod server;
 pub mod shell;
