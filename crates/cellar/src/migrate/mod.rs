@@ -3,4 +3,5 @@
 //! snapshot of the old table through bulk load, per-entity verification, then the switch.
 //! [`keymap`] says how an old cell's key becomes the new one.
 
+pub mod backfill;
 pub mod keymap;
