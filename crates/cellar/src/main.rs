@@ -8,6 +8,7 @@
 
 mod bulk_tool;
 mod hfile_tool;
+mod migrate_tool;
 mod sync_tool;
 mod wal_tool;
 
@@ -90,6 +91,8 @@ enum Command {
     ImportSnapshot(bulk_tool::ImportSnapshotArgs),
     /// Export a snapshot in ExportSnapshot's layout, for HBase (or import-snapshot).
     ExportSnapshot(bulk_tool::ExportSnapshotArgs),
+    /// The re-key migration: plan, create, backfill, verify, status.
+    Migrate(migrate_tool::MigrateArgs),
     /// Hash a table in batches, in the layout of HBase's HashTable.
     Hashtable(sync_tool::HashTableArgs),
     /// Compare a table with a HashTable output (HBase's or Cellar's), like SyncTable
@@ -229,6 +232,14 @@ fn main() -> ExitCode {
         Command::ImportSnapshot(args) => finish(bulk_tool::import_snapshot(&args)),
         Command::ExportSnapshot(args) => finish(bulk_tool::export_snapshot(&args)),
         Command::Hashtable(args) => finish(sync_tool::hashtable(&args)),
+        Command::Migrate(args) => match migrate_tool::run(&args) {
+            Ok(true) => ExitCode::SUCCESS,
+            Ok(false) => ExitCode::from(1),
+            Err(e) => {
+                eprintln!("ERROR: {e}");
+                ExitCode::from(2)
+            }
+        },
         Command::Synctable(args) => match sync_tool::synctable(&args) {
             Ok(true) => ExitCode::SUCCESS,
             Ok(false) => ExitCode::from(1),

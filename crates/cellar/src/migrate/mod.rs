@@ -4,4 +4,6 @@
 //! [`keymap`] says how an old cell's key becomes the new one.
 
 pub mod backfill;
+pub mod dual;
 pub mod keymap;
+pub mod plan;
