@@ -39,7 +39,8 @@ pub struct BulkloadArgs {
 
 #[derive(Args)]
 pub struct HFileWriteArgs {
-    /// The input: rows of row, family, qualifier, timestamp, value, sorted ("-": stdin).
+    /// The input: rows of row, family, qualifier, timestamp, value, sorted ("-": stdin
+    /// for CSV/TSV).
     input: PathBuf,
     /// Output directory (OUT/<family>/<file>), loadable with `cellar bulkload`.
     out: PathBuf,
@@ -47,8 +48,11 @@ pub struct HFileWriteArgs {
     #[arg(long)]
     table: String,
     /// Tab-separated input (default: CSV with quoting).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "parquet")]
     tsv: bool,
+    /// A Parquet file with columns row, family, qualifier, timestamp, value.
+    #[arg(long)]
+    parquet: bool,
     /// Fields are HBase's toStringBinary text (\xNN escapes).
     #[arg(long)]
     escaped: bool,
@@ -141,7 +145,18 @@ pub fn hfile_write(a: &HFileWriteArgs) -> Result<(), String> {
         escaped: a.escaped,
         now: SystemClock.now_millis(),
     };
-    let report = if a.input.as_os_str() == "-" {
+    let report = if a.parquet {
+        let records =
+            cellar::bulkload::parquet_input::read_records(&a.input).map_err(|e| e.to_string())?;
+        cellar::bulkload::produce::write_records(
+            &fs,
+            records.into_iter().map(Ok),
+            &desc,
+            &regions,
+            &a.out,
+            opts.now,
+        )
+    } else if a.input.as_os_str() == "-" {
         write_hfiles(&fs, std::io::stdin().lock(), &desc, &regions, &a.out, &opts)
     } else {
         let f = std::fs::File::open(&a.input).map_err(|e| format!("{}: {e}", a.input.display()))?;

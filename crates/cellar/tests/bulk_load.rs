@@ -602,3 +602,113 @@ fn hfile_write_turns_csv_and_tsv_into_loadable_files() {
         "{err}"
     );
 }
+
+/// `cellar hfile-write --parquet`: a Parquet file of row, family, qualifier, timestamp
+/// (one null: the write time) and value becomes loadable HFiles, cell for cell.
+#[test]
+fn hfile_write_reads_parquet() {
+    use parquet::data_type::{ByteArray, ByteArrayType, Int64Type};
+    use parquet::file::properties::WriterProperties;
+    use parquet::file::writer::SerializedFileWriter;
+    let tmp = tempfile::tempdir().unwrap();
+    let dbdir = tmp.path().join("db");
+    {
+        let db = open(&dbdir);
+        db.create_table_split(table("t"), vec![b"m".to_vec()])
+            .unwrap();
+        db.close().unwrap();
+    }
+    let path = tmp.path().join("in.parquet");
+    let schema = std::sync::Arc::new(
+        parquet::schema::parser::parse_message_type(
+            "message cells { REQUIRED BYTE_ARRAY row; REQUIRED BYTE_ARRAY family (UTF8); \
+             REQUIRED BYTE_ARRAY qualifier; OPTIONAL INT64 timestamp; REQUIRED BYTE_ARRAY value; }",
+        )
+        .unwrap(),
+    );
+    let rows = ["c", "c", "p", "z"];
+    let fams = ["a", "b", "a", "a"];
+    let quals = ["q", "q", "q", "r"];
+    let values = ["one", "two", "three", "four"];
+    let mut w = SerializedFileWriter::new(
+        std::fs::File::create(&path).unwrap(),
+        schema,
+        std::sync::Arc::new(WriterProperties::builder().build()),
+    )
+    .unwrap();
+    let mut rg = w.next_row_group().unwrap();
+    let bytes = |v: &[&str]| v.iter().map(|s| ByteArray::from(*s)).collect::<Vec<_>>();
+    for col in [bytes(&rows), bytes(&fams), bytes(&quals)] {
+        let mut c = rg.next_column().unwrap().unwrap();
+        c.typed::<ByteArrayType>()
+            .write_batch(&col, None, None)
+            .unwrap();
+        c.close().unwrap();
+    }
+    let mut c = rg.next_column().unwrap().unwrap();
+    c.typed::<Int64Type>()
+        .write_batch(&[5, 6, 7], Some(&[1, 1, 0, 1]), None)
+        .unwrap();
+    c.close().unwrap();
+    let mut c = rg.next_column().unwrap().unwrap();
+    c.typed::<ByteArrayType>()
+        .write_batch(&bytes(&values), None, None)
+        .unwrap();
+    c.close().unwrap();
+    rg.close().unwrap();
+    w.close().unwrap();
+
+    let out_dir = tmp.path().join("out");
+    let d = dbdir.to_str().unwrap();
+    let out = cellar(&[
+        "hfile-write",
+        path.to_str().unwrap(),
+        out_dir.to_str().unwrap(),
+        "--table",
+        "t",
+        "--parquet",
+        "--db",
+        d,
+    ]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("wrote 4 cells into 3 files"), "{stdout}");
+    let out = cellar(&["bulkload", out_dir.to_str().unwrap(), "t", "--db", d]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let db = open(&dbdir);
+    let t = db.table("t").unwrap();
+    let c = t.get(&Get::new("c")).unwrap();
+    assert_eq!(c.value(b"a", b"q").unwrap(), b"one");
+    assert_eq!(c.value(b"b", b"q").unwrap(), b"two");
+    let p = t.get(&Get::new("p")).unwrap();
+    assert_eq!(p.value(b"a", b"q").unwrap(), b"three");
+    assert!(
+        p.cells[0].timestamp() > 1_600_000_000_000,
+        "a null timestamp is the write time"
+    );
+    assert_eq!(t.get(&Get::new("z")).unwrap().cells[0].timestamp(), 7);
+    drop(t);
+    db.close().unwrap();
+    // Not a Parquet file: refused by name.
+    std::fs::write(&path, b"nope").unwrap();
+    let out = cellar(&[
+        "hfile-write",
+        path.to_str().unwrap(),
+        tmp.path().join("o2").to_str().unwrap(),
+        "--table",
+        "t",
+        "--parquet",
+        "--db",
+        d,
+    ]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("in.parquet"));
+}

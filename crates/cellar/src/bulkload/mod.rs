@@ -18,6 +18,7 @@
 
 mod pieces;
 pub(crate) use pieces::write_piece;
+pub mod parquet_input;
 pub mod produce;
 pub mod remote;
 

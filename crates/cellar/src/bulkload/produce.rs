@@ -1,7 +1,8 @@
 //! The producer side of a bulk load (what HBase users write a MapReduce job with
 //! `HFileOutputFormat2` for): a sorted CSV or TSV of `row, family, qualifier,
 //! timestamp, value` becomes HFiles under `OUT/<family>/`, one per family and region of
-//! the target table, written with each family's settings, ready for `cellar bulkload`.
+//! the target table, written with each family's settings, ready for `cellar bulkload`
+//! (a Parquet file of the same columns too: `parquet_input`).
 //!
 //! The input must be in HBase's cell order within each family: rows ascending, then
 //! qualifiers ascending, then timestamps descending (families may interleave). An empty
@@ -73,46 +74,45 @@ struct Out {
     path: PathBuf,
 }
 
-/// Writes the cells of `input` as HFiles under `out`, one per family and region of
-/// `desc`/`regions` (start-key order).
-pub fn write_hfiles(
-    fs: &Arc<dyn FileSystem>,
-    input: impl Read,
-    desc: &TableDescriptor,
-    regions: &[RegionInfo],
-    out: &Path,
-    opts: &ProduceOptions,
-) -> Result<ProduceReport> {
+/// One input record: row, family, qualifier, timestamp (`None`: the write time), value.
+pub type Record = (Vec<u8>, Vec<u8>, Vec<u8>, Option<i64>, Vec<u8>);
+
+/// The records of a CSV or TSV, each with its line number.
+fn csv_records<'a>(
+    input: impl Read + 'a,
+    opts: &'a ProduceOptions,
+) -> impl Iterator<Item = Result<(u64, Record)>> + 'a {
     let mut reader = csv::ReaderBuilder::new()
         .delimiter(opts.delimiter)
         .has_headers(false)
         .flexible(true)
         .quoting(opts.delimiter == b',')
         .from_reader(input);
-    let mut report = ProduceReport::default();
-    // The region being written, and each family's open file in it.
-    let mut region: Option<usize> = None;
-    let mut open: BTreeMap<Vec<u8>, Out> = BTreeMap::new();
-    // The last cell per family, across regions (the order check).
-    let mut last: BTreeMap<Vec<u8>, Cell> = BTreeMap::new();
     let mut record = csv::ByteRecord::new();
     let mut line = 0u64;
-    loop {
-        let more = reader
-            .read_byte_record(&mut record)
-            .map_err(|e| invalid(line + 1, e))?;
-        if !more {
-            break;
+    std::iter::from_fn(move || loop {
+        match reader.read_byte_record(&mut record) {
+            Err(e) => return Some(Err(invalid(line + 1, e))),
+            Ok(false) => return None,
+            Ok(true) => {}
         }
         line += 1;
         if record.len() != 5 {
-            return Err(invalid(
+            return Some(Err(invalid(
                 line,
                 format!(
                     "{} fields; expected row, family, qualifier, timestamp, value",
                     record.len()
                 ),
-            ));
+            )));
+        }
+        if line == 1
+            && record
+                .iter()
+                .map(|f| String::from_utf8_lossy(f).to_ascii_lowercase())
+                .eq(["row", "family", "qualifier", "timestamp", "value"].map(String::from))
+        {
+            continue;
         }
         let field = |i: usize| -> Vec<u8> {
             let raw = record.get(i).unwrap_or_default();
@@ -122,25 +122,57 @@ pub fn write_hfiles(
                 raw.to_vec()
             }
         };
-        if line == 1
-            && record
-                .iter()
-                .map(|f| String::from_utf8_lossy(f).to_ascii_lowercase())
-                .eq(["row", "family", "qualifier", "timestamp", "value"].map(String::from))
-        {
-            continue;
-        }
-        let (row, family, qualifier, value) = (field(0), field(1), field(2), field(4));
         let ts_text = String::from_utf8_lossy(record.get(3).unwrap_or_default())
             .trim()
             .to_string();
         let ts = if ts_text.is_empty() {
-            opts.now
+            None
         } else {
-            ts_text
-                .parse::<i64>()
-                .map_err(|_| invalid(line, format!("timestamp {ts_text:?} is not a number")))?
+            match ts_text.parse::<i64>() {
+                Ok(t) => Some(t),
+                Err(_) => {
+                    return Some(Err(invalid(
+                        line,
+                        format!("timestamp {ts_text:?} is not a number"),
+                    )))
+                }
+            }
         };
+        return Some(Ok((line, (field(0), field(1), field(2), ts, field(4)))));
+    })
+}
+
+/// Writes the cells of a CSV or TSV `input` as HFiles under `out`, one per family and
+/// region of `desc`/`regions` (start-key order).
+pub fn write_hfiles(
+    fs: &Arc<dyn FileSystem>,
+    input: impl Read,
+    desc: &TableDescriptor,
+    regions: &[RegionInfo],
+    out: &Path,
+    opts: &ProduceOptions,
+) -> Result<ProduceReport> {
+    write_records(fs, csv_records(input, opts), desc, regions, out, opts.now)
+}
+
+/// Writes `records` (each with its record number, for errors) as HFiles under `out`.
+pub fn write_records(
+    fs: &Arc<dyn FileSystem>,
+    records: impl Iterator<Item = Result<(u64, Record)>>,
+    desc: &TableDescriptor,
+    regions: &[RegionInfo],
+    out: &Path,
+    now: i64,
+) -> Result<ProduceReport> {
+    let mut report = ProduceReport::default();
+    // The region being written, and each family's open file in it.
+    let mut region: Option<usize> = None;
+    let mut open: BTreeMap<Vec<u8>, Out> = BTreeMap::new();
+    // The last cell per family, across regions (the order check).
+    let mut last: BTreeMap<Vec<u8>, Cell> = BTreeMap::new();
+    for r in records {
+        let (line, (row, family, qualifier, ts, value)) = r?;
+        let ts = ts.unwrap_or(now);
         let Some(fam) = desc.family(&family) else {
             return Err(invalid(
                 line,
@@ -178,7 +210,7 @@ pub fn write_hfiles(
                 _ => format!("part-{}", report.files.len()),
             };
             let path = dir.join(name);
-            let wopts = cellar_region::store::family_writer_options(fam, opts.now);
+            let wopts = cellar_region::store::family_writer_options(fam, now);
             let writer =
                 HFileWriter::create(fs.as_ref(), &path, wopts).map_err(RegionError::from)?;
             open.insert(family.clone(), Out { writer, path });
