@@ -99,6 +99,15 @@ impl ResultScanner {
                 };
                 let retryable = e.retry() != Retry::Never || e.kind() == ErrorKind::UnknownScanner;
                 if retryable && self.attempt < self.table.connection().config().retries {
+                    // The failed scanner is closed before a new one opens, as HBase's
+                    // client does: left open it would hold its read point (keeping
+                    // cells a compaction could drop) until its lease ran out.
+                    if e.kind() != ErrorKind::UnknownScanner {
+                        if let Some(o) = &self.open {
+                            let (id, server) = (o.id, o.loc.server.clone());
+                            self.close_on_server(id, &server).await;
+                        }
+                    }
                     self.restart();
                     tokio::time::sleep(self.table.connection().config().backoff(self.attempt))
                         .await;
@@ -129,27 +138,27 @@ impl ResultScanner {
 
     async fn close_current(&mut self) {
         if let Some(o) = self.open.take() {
-            let req = pb::ScanRequest {
-                scanner_id: Some(o.id),
-                close_scanner: Some(true),
-                number_of_rows: Some(0),
-                ..Default::default()
-            };
-            if let Ok(rpc) = self
-                .table
-                .connection()
-                .rpc(&o.loc.server, service::CLIENT)
-                .await
-            {
-                let _ = rpc
-                    .call::<_, pb::ScanResponse>(
-                        "Scan",
-                        &req,
-                        &[],
-                        self.table.connection().config().rpc_timeout,
-                    )
-                    .await;
-            }
+            self.close_on_server(o.id, &o.loc.server).await;
+        }
+    }
+
+    /// Asks the server to close scanner `id` (best effort: it may be gone already).
+    async fn close_on_server(&self, id: u64, server: &str) {
+        let req = pb::ScanRequest {
+            scanner_id: Some(id),
+            close_scanner: Some(true),
+            number_of_rows: Some(0),
+            ..Default::default()
+        };
+        if let Ok(rpc) = self.table.connection().rpc(server, service::CLIENT).await {
+            let _ = rpc
+                .call::<_, pb::ScanResponse>(
+                    "Scan",
+                    &req,
+                    &[],
+                    self.table.connection().config().rpc_timeout,
+                )
+                .await;
         }
     }
 
