@@ -59,6 +59,57 @@ pub(crate) fn is_bulk_file_name(name: &str) -> bool {
     }
 }
 
+/// A file that passed [`check_hfile`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CheckedFile {
+    pub cells: u64,
+    pub first_row: Vec<u8>,
+    pub last_row: Vec<u8>,
+}
+
+/// Checks a file offered for bulk load: a valid HFile (every block and checksum, cells
+/// in order, the trailer's count) whose every cell is of `family`. `None` for a file
+/// without cells.
+pub fn check_hfile(fs: &dyn FileSystem, family: &[u8], path: &Path) -> Result<Option<CheckedFile>> {
+    let reader =
+        cellar_hfile::HFileReader::open(fs, path, None).map_err(|e| bad(path, e.to_string()))?;
+    let cells = reader.verify().map_err(|e| bad(path, e.to_string()))?;
+    if cells == 0 {
+        return Ok(None);
+    }
+    let mut scanner = reader.scanner();
+    let mut ok = scanner
+        .seek_to_first()
+        .map_err(|e| bad(path, e.to_string()))?;
+    let mut first_row: Option<Vec<u8>> = None;
+    let mut last_row: Vec<u8> = Vec::new();
+    while ok {
+        let Some(c) = scanner.current() else { break };
+        if c.family() != family {
+            return Err(bad(
+                path,
+                format!(
+                    "a cell of family '{}' in a file for family '{}'",
+                    to_string_binary(c.family()),
+                    to_string_binary(family)
+                ),
+            ));
+        }
+        if first_row.is_none() {
+            first_row = Some(c.row().to_vec());
+        }
+        if c.row() != last_row.as_slice() {
+            last_row = c.row().to_vec();
+        }
+        ok = scanner.advance().map_err(|e| bad(path, e.to_string()))?;
+    }
+    Ok(first_row.map(|first_row| CheckedFile {
+        cells,
+        first_row,
+        last_row,
+    }))
+}
+
 fn bad(path: &Path, reason: impl Into<String>) -> RegionError {
     RegionError::BadBulkLoadFile {
         path: path.display().to_string(),
@@ -124,46 +175,15 @@ impl Region {
 
     /// Checks one file: a valid HFile of `family` inside the region. Returns its cells.
     fn check_bulk_file(&self, family: &[u8], path: &Path) -> Result<u64> {
-        let reader = cellar_hfile::HFileReader::open(self.ctx.fs.as_ref(), path, None)
-            .map_err(|e| bad(path, e.to_string()))?;
-        let count = reader.verify().map_err(|e| bad(path, e.to_string()))?;
-        if count == 0 {
-            return Err(bad(path, "the file holds no cells"));
-        }
-        let mut scanner = reader.scanner();
-        let mut ok = scanner
-            .seek_to_first()
-            .map_err(|e| bad(path, e.to_string()))?;
-        let mut first: Option<Vec<u8>> = None;
-        let mut last: Vec<u8> = Vec::new();
-        while ok {
-            let Some(c) = scanner.current() else { break };
-            if c.family() != family {
-                return Err(bad(
-                    path,
-                    format!(
-                        "a cell of family '{}' in a file for family '{}'",
-                        to_string_binary(c.family()),
-                        to_string_binary(family)
-                    ),
-                ));
-            }
-            if first.is_none() {
-                first = Some(c.row().to_vec());
-            }
-            if c.row() != last.as_slice() {
-                last = c.row().to_vec();
-            }
-            ok = scanner.advance().map_err(|e| bad(path, e.to_string()))?;
-        }
-        let first = first.unwrap_or_default();
-        if !self.contains_row(&first) || !self.contains_row(&last) {
+        let f = check_hfile(self.ctx.fs.as_ref(), family, path)?
+            .ok_or_else(|| bad(path, "the file holds no cells"))?;
+        if !self.contains_row(&f.first_row) || !self.contains_row(&f.last_row) {
             return Err(RegionError::BulkLoadOutsideRegion {
                 path: path.display().to_string(),
                 region: self.name.clone(),
             });
         }
-        Ok(count)
+        Ok(f.cells)
     }
 
     /// Under the update lock: flush, take a sequence id, name the staged files with

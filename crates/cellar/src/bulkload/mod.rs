@@ -27,10 +27,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use cellar_api::{Error, ErrorKind, RegionInfo, TableDescriptor};
-use cellar_hfile::HFileReader;
 use cellar_io::FileSystem;
-use cellar_region::RegionError;
-use cellar_types::{to_string_binary, KeyRef};
+use cellar_types::to_string_binary;
 
 use crate::error::{DbError, Result};
 use crate::master::Master;
@@ -117,13 +115,6 @@ struct Item {
     last: Vec<u8>,
 }
 
-fn bad(path: &Path, reason: impl std::fmt::Display) -> DbError {
-    DbError::Region(RegionError::BadBulkLoadFile {
-        path: path.display().to_string(),
-        reason: reason.to_string(),
-    })
-}
-
 /// The `(family, file)` pairs of a bulk load directory: each subdirectory is a family;
 /// names starting with `.` or `_` are not files to load (HBase's `_tmp`, `_SUCCESS`).
 pub fn list_dir(fs: &dyn FileSystem, dir: &Path) -> Result<Vec<(Vec<u8>, PathBuf)>> {
@@ -157,41 +148,14 @@ pub fn list_dir(fs: &dyn FileSystem, dir: &Path) -> Result<Vec<(Vec<u8>, PathBuf
 
 /// Checks one file: valid, in order, all of `family`. `None` for a file without cells.
 fn check_file(fs: &dyn FileSystem, family: &[u8], path: &Path) -> Result<Option<Item>> {
-    let reader = HFileReader::open(fs, path, None).map_err(|e| bad(path, e))?;
-    let count = reader.verify().map_err(|e| bad(path, e))?;
-    if count == 0 {
-        return Ok(None);
-    }
-    let mut scanner = reader.scanner();
-    let mut ok = scanner.seek_to_first().map_err(|e| bad(path, e))?;
-    let mut first = None;
-    while ok {
-        let Some(c) = scanner.current() else { break };
-        if c.family() != family {
-            return Err(bad(
-                path,
-                format!(
-                    "a cell of family '{}' in the directory of family '{}'",
-                    to_string_binary(c.family()),
-                    to_string_binary(family)
-                ),
-            ));
-        }
-        if first.is_none() {
-            first = Some(c.row().to_vec());
-        }
-        ok = scanner.advance().map_err(|e| bad(path, e))?;
-    }
-    let last = reader
-        .last_key()
-        .and_then(|k| KeyRef::parse(k).ok().map(|k| k.row.to_vec()))
-        .ok_or_else(|| bad(path, "no last key"))?;
-    Ok(first.map(|first| Item {
-        family: family.to_vec(),
-        path: path.to_path_buf(),
-        first,
-        last,
-    }))
+    Ok(
+        cellar_region::bulk_load::check_hfile(fs, family, path)?.map(|f| Item {
+            family: family.to_vec(),
+            path: path.to_path_buf(),
+            first: f.first_row,
+            last: f.last_row,
+        }),
+    )
 }
 
 /// Loads the HFiles of `dir` (`DIR/<family>/<file>`) into `table`.
