@@ -8,6 +8,8 @@
 //! - [`Admin`]: tables, namespaces, flush, compact, split, merge, region listing,
 //!   snapshots (take, list, delete, clone, restore).
 //! - [`BufferedMutator`]: writes buffered up to `hbase.client.write.buffer`.
+//! - [`migrate::DualWriter`]: writes to a table and its re-keyed successor together
+//!   while `cellar migrate` moves the history.
 //! - Bulk load calls: [`Connection::bulk_load_region`] and its prepare/cleanup.
 //!
 //! Region locations are cached and dropped when a server says a region moved;
@@ -19,6 +21,7 @@ mod admin;
 mod bulk_load;
 mod config;
 mod connection;
+pub mod migrate;
 mod mutator;
 mod rpc;
 mod scanner;

@@ -5,8 +5,9 @@
 //! files are HFile v3, which Cellar reads, 1.x comparator names included. A split
 //! daughter's reference is rewritten as the half it stands for. Each region takes its
 //! files one at a time, oldest first (by the sequence id each file records), so a newer
-//! file's cell still wins over an older one's at the same coordinates. A failure drops
-//! the half-made table: an import is all or nothing.
+//! file's cell still wins over an older one's at the same coordinates. An import is all
+//! or nothing: a failure drops the half-made table, and so does the next open after a
+//! crash (a journal under `.importing/` names the table until its last file is in).
 
 use std::path::{Path, PathBuf};
 
@@ -73,7 +74,12 @@ pub(crate) fn import_with(
         .skip(1)
         .map(|r| r.info.start.clone())
         .collect();
-    master.create_table(desc, splits)?;
+    let journal = journal_path(master, &table);
+    crate::database::files::write_atomic(master.fs().as_ref(), &journal, table.as_bytes())?;
+    if let Err(e) = master.create_table(desc, splits) {
+        remove_journal(master, &journal)?;
+        return Err(e);
+    }
     let tmp = master
         .root()
         .join(".tmp")
@@ -85,6 +91,7 @@ pub(crate) fn import_with(
     }
     match result {
         Ok(mut report) => {
+            remove_journal(master, &journal)?;
             report.table = table;
             Ok(report)
         }
@@ -92,9 +99,59 @@ pub(crate) fn import_with(
             // All or nothing: the half-made table goes.
             let _ = master.disable_table(&table);
             let _ = master.drop_table(&table);
+            remove_journal(master, &journal)?;
             Err(e)
         }
     }
+}
+
+fn journal_dir(master: &Master) -> PathBuf {
+    master.root().join(".importing")
+}
+
+fn journal_path(master: &Master, table: &str) -> PathBuf {
+    journal_dir(master).join(format!("{:x}", md5_of(table.as_bytes())))
+}
+
+fn md5_of(bytes: &[u8]) -> u128 {
+    use md5::{Digest, Md5};
+    u128::from_be_bytes(Md5::digest(bytes).into())
+}
+
+fn remove_journal(master: &Master, journal: &Path) -> Result<()> {
+    let fs = master.fs();
+    fs.remove_file(journal)?;
+    fs.sync_dir(&journal_dir(master))?;
+    Ok(())
+}
+
+/// Drops every table an import or clone was making when the process stopped (its
+/// journal is still there), so the table is absent, as if never begun.
+pub(crate) fn roll_back_unfinished(master: &Master) -> Result<()> {
+    let fs = master.fs().clone();
+    let dir = journal_dir(master);
+    if !fs.is_dir(&dir) {
+        return Ok(());
+    }
+    for journal in fs.list_dir(&dir)? {
+        if journal.extension().is_some_and(|e| e == "tmp") {
+            // A journal never completed: its import never began.
+            fs.remove_file(&journal)?;
+            continue;
+        }
+        let table =
+            String::from_utf8_lossy(&cellar_io::read_all(fs.as_ref(), &journal)?).into_owned();
+        if master.table_exists(&table) {
+            tracing::warn!(table = %table, "dropping a table whose import or clone a stop interrupted");
+            if master.describe(&table)?.1 {
+                master.disable_table(&table)?;
+            }
+            master.drop_table(&table)?;
+        }
+        fs.remove_file(&journal)?;
+    }
+    fs.sync_dir(&dir)?;
+    Ok(())
 }
 
 fn load_regions(

@@ -7,8 +7,13 @@
 
 use std::path::Path;
 
-use cellar::migrate::backfill::{backfill, verify};
+mod common;
+
+use cellar::migrate::backfill::{backfill, BackfillOptions};
 use cellar::migrate::keymap::KeyMap;
+use cellar::migrate::plan::Plan;
+use cellar::migrate::verify::verify;
+use cellar::migrate::Site;
 use cellar::{Database, Options};
 use cellar_api::{Delete, FamilyDescriptor, Put, TableDescriptor};
 
@@ -95,45 +100,43 @@ fn the_inbox_moves_to_month_buckets_while_writes_go_on() {
         message(&db, Some(&map), "heavy", T0 + 20 * DAY + k);
         message(&db, Some(&map), "user00003", T0 + 20 * DAY + k);
     }
-    let state = tmp.path().join("state");
-    let report = backfill(
-        db.master(),
-        "inbox",
-        "inbox_month",
-        &map,
-        "inbox_backfill",
-        &state,
-    )
-    .unwrap();
+    let site = Site {
+        conn: db.connection(),
+        target: db.master().as_ref(),
+        state: tmp.path().join("state"),
+    };
+    let plan = Plan::new("inbox", "inbox_month", "bucket:month:rdec");
+    let opts = BackfillOptions {
+        threads: 2,
+        // Small runs: a region's cells go out as several overlapping files.
+        run_bytes: 16 << 10,
+    };
+    let seen = std::sync::Mutex::new(Vec::new());
+    let progress = |p: &cellar::migrate::backfill::Progress| seen.lock().unwrap().push(*p);
+    let report = backfill(&site, &plan, opts, &progress).unwrap();
     assert_eq!(report.regions, 2);
     assert!(report.cells > 1600, "{report:?}");
+    let seen = seen.into_inner().unwrap();
+    assert_eq!(seen.first().map(|p| (p.regions, p.done)), Some((2, 0)));
+    assert_eq!(
+        seen.last().map(|p| (p.done, p.cells)),
+        Some((2, report.cells))
+    );
+    // The scratch table and the snapshot are gone once the step is done.
+    assert!(!db.master().table_exists("inbox_month__backfill_source"));
+    assert!(db.master().list_snapshots().unwrap().is_empty());
     for k in 5..10 {
         message(&db, Some(&map), "heavy", T0 + 21 * DAY + k);
     }
-    // Resumed (or run again): every region is recorded, nothing loads twice.
-    let again = backfill(
-        db.master(),
-        "inbox",
-        "inbox_month",
-        &map,
-        "inbox_backfill",
-        &state,
-    )
-    .unwrap();
+    // Run again: the step is recorded, nothing loads twice.
+    let again = backfill(&site, &plan, opts, &|_| {}).unwrap();
     assert_eq!((again.regions, again.skipped), (0, 2));
 
-    // A run that stopped after loading but before recording a region loads it again:
-    // the same cells at the same coordinates, so nothing changes.
-    std::fs::remove_file(state.join("backfill.done")).unwrap();
-    let redo = backfill(
-        db.master(),
-        "inbox",
-        "inbox_month",
-        &map,
-        "inbox_backfill",
-        &state,
-    )
-    .unwrap();
+    // A run that stopped after loading but before recording anything loads it all
+    // again: the same cells at the same coordinates, so nothing changes.
+    std::fs::remove_file(site.state.join("backfill.done")).unwrap();
+    std::fs::remove_file(site.state.join("steps")).unwrap();
+    let redo = backfill(&site, &plan, opts, &|_| {}).unwrap();
     assert_eq!(redo.regions, 2);
     let conn = db.connection();
     let (checked, diffs) = verify(conn, "inbox", "inbox_month", &map, None).unwrap();
@@ -269,4 +272,102 @@ fn the_migrate_command_runs_each_step() {
         out.contains("differs: user00003 (15 cells in inbox, 14 in inbox_month)"),
         "{out}"
     );
+}
+
+/// Through a server: `cellar migrate --connect` plans, creates, backfills and verifies
+/// while the application writes through `cellar-client`'s DualWriter — puts re-keyed
+/// with the writer's timestamp, a message deleted by version in both tables, and a
+/// delete the map cannot re-key refused before anything is written.
+#[test]
+fn the_migration_runs_through_a_server_beside_the_clients_dual_writer() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dbdir = tmp.path().join("db");
+    {
+        let db = open(&dbdir);
+        db.create_table_split(table("inbox"), vec![b"user00004".to_vec()])
+            .unwrap();
+        for day in 0..12 {
+            for u in 0..8 {
+                message(&db, None, &format!("user{u:05}"), T0 + day * DAY + u);
+            }
+            for k in 0..10 {
+                message(&db, None, "heavy", T0 + day * DAY + k * 60_000);
+            }
+        }
+        db.close().unwrap();
+    }
+    let server = common::server::ServerProcess::start(&dbdir);
+    let state = tmp.path().join("state");
+    let run = |args: &[&str]| {
+        let mut all = vec!["migrate"];
+        all.extend_from_slice(args);
+        all.extend_from_slice(&["--to", "inbox_month", "--connect", &server.addr]);
+        all.extend_from_slice(&["--state", state.to_str().unwrap()]);
+        cellar(&all)
+    };
+    let (code, out) = run(&["plan", "--from", "inbox", "--key-map", "bucket:month:rdec"]);
+    assert_eq!(code, 0, "{out}");
+    let (code, out) = run(&["create", "--regions", "3"]);
+    assert!(code == 0 && out.contains("inbox_month: 3 regions"), "{out}");
+
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let map = KeyMap::parse("bucket:month:rdec").unwrap();
+    let dual = rt.block_on(async {
+        let conn = cellar_client::Connection::connect(&server.addr)
+            .await
+            .unwrap();
+        cellar_client::migrate::DualWriter::new(
+            conn.table("inbox"),
+            conn.table("inbox_month"),
+            map.clone(),
+        )
+    });
+    let write = |user: &str, ts: i64| {
+        let put = Put::new(user).add_column("m", qual(ts).as_str(), "live");
+        rt.block_on(dual.put(put)).unwrap();
+    };
+    // Writes before the backfill's snapshot and after it.
+    write("heavy", T0 + 13 * DAY);
+    write("user00002", T0 + 13 * DAY + 1);
+    let gone = T0 + 2 * DAY + 3 * 60_000;
+    rt.block_on(dual.delete(Delete::new("heavy").add_column_version(
+        "m",
+        qual(gone).as_str(),
+        gone,
+    )))
+    .unwrap();
+    let refused = rt
+        .block_on(dual.delete(Delete::new("user00001").add_family("m")))
+        .unwrap_err();
+    assert_eq!(
+        refused.kind(),
+        cellar_api::ErrorKind::Unsupported,
+        "{refused}"
+    );
+    let (code, out) = run(&["backfill", "--threads", "2", "--quiet"]);
+    assert!(code == 0 && out.contains("from 2 regions"), "{out}");
+    write("heavy", T0 + 14 * DAY);
+    write("user00007", T0 + 14 * DAY + 7);
+
+    let (code, out) = run(&["verify"]);
+    assert!(
+        code == 0 && out.contains("verified 9 entities: 0 differ"),
+        "{out}"
+    );
+    let (code, out) = run(&["status"]);
+    assert!(
+        code == 0 && out.contains("backfill: done") && out.contains("verify: done"),
+        "{out}"
+    );
+    // Through the server, the new table's heavy November row: history, the live
+    // writes, the deleted message missing.
+    use cellar::Connection as _;
+    let conn = cellar::client::RemoteConnection::connect(&server.addr).unwrap();
+    let t = conn.table("inbox_month").unwrap();
+    let month = |m: &str| t.get(&cellar_api::Get::new(format!("heavy#{m}"))).unwrap();
+    assert_eq!(month("202611").cells.len(), 11 * 10 - 1);
+    assert_eq!(month("202612").cells.len(), 10 + 2);
 }

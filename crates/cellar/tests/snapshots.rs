@@ -306,6 +306,54 @@ fn a_crash_at_any_step_of_a_snapshot_leaves_all_or_nothing() {
     assert!(failed_steps > 5, "{failed_steps}");
 }
 
+/// A failure after every number of file-system steps while a snapshot is cloned, then a
+/// power loss: afterwards the clone is there with the snapshot's contents, or is not
+/// there at all (a half-made clone is dropped at open) and can be made again.
+#[test]
+fn a_crash_at_any_step_of_a_clone_leaves_the_table_whole_or_absent() {
+    let mut failed_steps = 0;
+    for fail_at in 0..400u64 {
+        let fs = FaultFs::new();
+        let opts = || Options {
+            fs: Arc::new(fs.clone()),
+            clock: Arc::new(ManualClock::new(1_700_000_000_000)),
+            executor: Arc::new(cellar_io::Threads),
+            config: Config::default(),
+            background: false,
+            lock: false,
+        };
+        let root = Path::new("/db");
+        let db = Database::open_with(root, opts()).unwrap();
+        db.create_table_split(table("t"), vec![b"r030".to_vec()])
+            .unwrap();
+        fill(&db, "t", "a");
+        db.flush("t").unwrap();
+        fill(&db, "t", "b");
+        let expected = dump(&db, "t");
+        db.master().snapshot("t", "s").unwrap();
+        fs.fail_after(fail_at);
+        let ok = db.master().clone_snapshot("s", "c").is_ok();
+        fs.heal();
+        fs.crash();
+        std::mem::forget(db);
+        let db = Database::open_with(root, opts()).unwrap();
+        let exists = db.master().table_exists("c");
+        assert!(
+            exists || !ok,
+            "fail_at {fail_at}: an acknowledged clone survives"
+        );
+        if !exists {
+            db.master().clone_snapshot("s", "c").unwrap();
+        }
+        assert_eq!(dump(&db, "c"), expected, "fail_at {fail_at}");
+        if ok {
+            break;
+        }
+        failed_steps += 1;
+    }
+    assert!(failed_steps > 5, "{failed_steps}");
+}
+
 /// HBase's own snapshot reader (ClientSideRegionScanner over the manifest, as HBase's
 /// snapshot input formats read one) reads a snapshot Cellar took — its database
 /// directory is an export's layout — and lists exactly what Cellar's reader lists.

@@ -52,7 +52,7 @@ pub struct BulkLoadReport {
 }
 
 /// Where a load goes: the table's schema and regions, and a region's atomic load.
-pub trait LoadTarget {
+pub trait LoadTarget: Sync {
     fn fs(&self) -> Arc<dyn FileSystem>;
     fn now(&self) -> i64;
     fn describe(&self, table: &str) -> Result<TableDescriptor>;

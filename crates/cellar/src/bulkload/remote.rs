@@ -13,12 +13,38 @@ use super::{BulkLoadReport, LoadTarget};
 use crate::client::RemoteConnection;
 use crate::error::Result;
 
-struct Remote<'a> {
+/// A table's regions through a server, for one bulk load: [`RemoteTarget::prepare`]
+/// asks the server for a load token, [`RemoteTarget::cleanup`] gives it back.
+pub struct RemoteTarget<'a> {
     conn: &'a RemoteConnection,
+    table: String,
     token: String,
 }
 
-impl LoadTarget for Remote<'_> {
+impl<'a> RemoteTarget<'a> {
+    /// Prepares a load into `table` (ClientService PrepareBulkLoad).
+    pub fn prepare(conn: &'a RemoteConnection, table: &str) -> Result<RemoteTarget<'a>> {
+        let token = conn.block_on(conn.inner().prepare_bulk_load(table))?;
+        Ok(RemoteTarget {
+            conn,
+            table: table.to_string(),
+            token,
+        })
+    }
+
+    /// Ends the load (CleanupBulkLoad); failures are logged, the load is done.
+    pub fn cleanup(self) {
+        let c = self.conn.inner();
+        if let Err(e) = self
+            .conn
+            .block_on(c.cleanup_bulk_load(&self.table, &self.token))
+        {
+            tracing::warn!(table = %self.table, error = %e, "bulk load cleanup failed");
+        }
+    }
+}
+
+impl LoadTarget for RemoteTarget<'_> {
     fn fs(&self) -> Arc<dyn FileSystem> {
         Arc::new(LocalFs::new())
     }
@@ -74,13 +100,8 @@ impl LoadTarget for Remote<'_> {
 /// Loads the HFiles of `dir` (`DIR/<family>/<file>`) into `table` through the server
 /// `conn` is connected to.
 pub fn load_dir(conn: &RemoteConnection, table: &str, dir: &Path) -> Result<BulkLoadReport> {
-    let c = conn.inner();
-    let token = conn.block_on(c.prepare_bulk_load(table))?;
-    let target = Remote {
-        conn,
-        token: token.clone(),
-    };
+    let target = RemoteTarget::prepare(conn, table)?;
     let result = super::load_dir(&target, table, dir);
-    let _ = conn.block_on(c.cleanup_bulk_load(table, &token));
+    target.cleanup();
     result
 }

@@ -67,6 +67,7 @@ impl Master {
             procedures: Default::default(),
         };
         master.load_tables(by_region)?;
+        crate::snapshot_import::roll_back_unfinished(&master)?;
         Ok(master)
     }
 

@@ -1,16 +1,12 @@
-//! Dual writes during a migration: a wrapper over the old and the new table (embedded or
-//! remote, any [`Table`]) that writes each Put to the old table as given and to the new
-//! one re-keyed by the migration's map. Cells without a timestamp get the writer's clock
-//! first, so both tables hold the same timestamp (and a time-bucket map sees it). The
-//! old table is written first: until the switch it is the source of truth, and a failed
-//! second write is an error the caller retries (both writes are idempotent).
+//! Dual writes during a migration over any [`Table`] of this crate (embedded or remote):
+//! the blocking twin of `cellar_client::migrate::DualWriter`, with the same re-keying
+//! ([`rekey_put`], [`rekey_delete`]): each write goes to the old table as given, then to
+//! the new one re-keyed; unstamped cells get the writer's clock first so both tables
+//! hold the same timestamp.
 
-use std::collections::BTreeMap;
+use cellar_api::{Delete, Put, Result};
+use cellar_client::migrate::{rekey_delete, rekey_put, KeyMap};
 
-use cellar_api::{Put, Result};
-use cellar_types::LATEST_TIMESTAMP;
-
-use super::keymap::KeyMap;
 use crate::client::Table;
 
 pub struct DualWriter {
@@ -38,27 +34,20 @@ impl DualWriter {
 
     /// Writes `put` to the old table and, re-keyed, to the new one.
     pub fn put(&self, mut put: Put) -> Result<()> {
-        let now = (self.clock)();
-        for c in &mut put.cells {
-            if c.2 == LATEST_TIMESTAMP {
-                c.2 = now;
-            }
-        }
-        put.ts = now;
-        self.old.put(put.clone())?;
-        // One Put per new row the cells map to.
-        let mut rows: BTreeMap<Vec<u8>, Put> = BTreeMap::new();
-        for (family, qualifier, ts, value) in &put.cells {
-            let (row, q) = self.map.map(&put.row, qualifier, *ts)?;
-            let p = rows.entry(row.clone()).or_insert_with(|| {
-                let mut p = Put::new(row);
-                p.durability = put.durability;
-                p
-            });
-            p.cells.push((family.clone(), q, *ts, value.clone()));
-        }
-        for (_, p) in rows {
+        let news = rekey_put(&self.map, &mut put, (self.clock)())?;
+        self.old.put(put)?;
+        for p in news {
             self.new.put(p)?;
+        }
+        Ok(())
+    }
+
+    /// Applies `delete` to the old table and, re-keyed, to the new one.
+    pub fn delete(&self, mut delete: Delete) -> Result<()> {
+        let news = rekey_delete(&self.map, &mut delete, (self.clock)())?;
+        self.old.delete(delete)?;
+        for d in news {
+            self.new.delete(d)?;
         }
         Ok(())
     }

@@ -1,17 +1,17 @@
-//! A migration's plan and recorded progress (`<db>/.migrate/<new table>/`): the plan
-//! (old table, new table, key map, snapshot name) in `plan.toml`, and one line per
-//! step done in `steps` — so each step is idempotent and a stopped migration resumes.
-//! Also the new table's creation, pre-split at quantiles of a sample of the old keys
-//! mapped.
+//! A migration's plan and recorded progress (`<state>/<new table>/`): the plan (old
+//! table, new table, key map, snapshot name) in `plan.toml`, the steps done in `steps`,
+//! and the source regions a backfill has loaded in `backfill.done` — each file replaced
+//! atomically, on the file system the migration works on.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use cellar_api::{Error, ErrorKind, Scan};
+use cellar_api::{Error, ErrorKind};
+use cellar_io::FileSystem;
 
 use super::keymap::KeyMap;
+use crate::database::files::write_atomic;
 use crate::error::Result;
-use crate::master::Master;
 
 /// What a migration moves, and how.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -22,16 +22,22 @@ pub struct Plan {
     pub snapshot: String,
 }
 
-fn io(e: std::io::Error) -> Error {
-    Error::new(ErrorKind::Io, e.to_string())
-}
-
-/// The state directory of the migration into `to`.
+/// The state directory of the migration into `to` under `root`.
 pub fn state_dir(root: &Path, to: &str) -> PathBuf {
-    root.join(".migrate").join(to.replace(':', "_"))
+    root.join(to.replace(':', "_"))
 }
 
 impl Plan {
+    /// The plan moving `from` into `to` by `key_map`.
+    pub fn new(from: &str, to: &str, key_map: &str) -> Plan {
+        Plan {
+            from: from.to_string(),
+            to: to.to_string(),
+            key_map: key_map.to_string(),
+            snapshot: format!("migrate-{}", to.replace(':', "_")),
+        }
+    }
+
     fn text(&self) -> String {
         let q = |s: &str| format!("{:?}", s);
         format!(
@@ -44,11 +50,11 @@ impl Plan {
     }
 
     /// Records the plan; the same plan again is a no-op, a different one an error.
-    pub fn save(&self, dir: &Path) -> Result<()> {
+    pub fn save(&self, fs: &dyn FileSystem, dir: &Path) -> Result<()> {
         KeyMap::parse(&self.key_map)?;
-        std::fs::create_dir_all(dir).map_err(io)?;
         let path = dir.join("plan.toml");
-        if let Ok(old) = Plan::load(dir) {
+        if fs.exists(&path) {
+            let old = Plan::load(fs, dir)?;
             if &old == self {
                 return Ok(());
             }
@@ -59,27 +65,25 @@ impl Plan {
             ))
             .into());
         }
-        let tmp = dir.join("plan.toml.tmp");
-        std::fs::write(&tmp, self.text()).map_err(io)?;
-        std::fs::rename(&tmp, &path).map_err(io)?;
-        Ok(())
+        write_atomic(fs, &path, self.text().as_bytes())
     }
 
-    pub fn load(dir: &Path) -> Result<Plan> {
+    pub fn load(fs: &dyn FileSystem, dir: &Path) -> Result<Plan> {
         let path = dir.join("plan.toml");
-        let text = std::fs::read_to_string(&path).map_err(|e| {
+        let bytes = cellar_io::read_all(fs, &path).map_err(|e| {
             Error::invalid(format!("no migration planned ({}: {e})", path.display()))
         })?;
+        let corrupt = |why: String| Error::new(ErrorKind::Corrupt, why);
+        let text =
+            String::from_utf8(bytes).map_err(|e| corrupt(format!("{}: {e}", path.display())))?;
         let v: toml::Table = text
             .parse()
-            .map_err(|e| Error::new(ErrorKind::Corrupt, format!("{}: {e}", path.display())))?;
+            .map_err(|e| corrupt(format!("{}: {e}", path.display())))?;
         let get = |k: &str| -> Result<String> {
             v.get(k)
                 .and_then(|x| x.as_str())
                 .map(str::to_string)
-                .ok_or_else(|| {
-                    Error::new(ErrorKind::Corrupt, format!("{}: no {k}", path.display())).into()
-                })
+                .ok_or_else(|| corrupt(format!("{}: no {k}", path.display())).into())
         };
         Ok(Plan {
             from: get("from")?,
@@ -90,63 +94,42 @@ impl Plan {
     }
 }
 
-/// The steps recorded as done.
-pub fn steps(dir: &Path) -> BTreeSet<String> {
-    std::fs::read_to_string(dir.join("steps"))
-        .map(|s| s.lines().map(str::to_string).collect())
-        .unwrap_or_default()
+fn read_lines(fs: &dyn FileSystem, path: &Path) -> Result<BTreeSet<String>> {
+    if !fs.exists(path) {
+        return Ok(BTreeSet::new());
+    }
+    let bytes = cellar_io::read_all(fs, path)?;
+    Ok(String::from_utf8_lossy(&bytes)
+        .lines()
+        .map(str::to_string)
+        .collect())
 }
 
-/// Records a step as done.
-pub fn record(dir: &Path, step: &str) -> Result<()> {
-    use std::io::Write;
-    let mut f = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(dir.join("steps"))
-        .map_err(io)?;
-    writeln!(f, "{step}")
-        .and_then(|_| f.sync_all())
-        .map_err(io)?;
+fn add_line(fs: &dyn FileSystem, path: &Path, line: &str) -> Result<()> {
+    let mut lines = read_lines(fs, path)?;
+    if lines.insert(line.to_string()) {
+        let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        write_atomic(fs, path, text.as_bytes())?;
+    }
     Ok(())
 }
 
-/// Creates the new table (the old one's families) pre-split in `regions` at quantiles
-/// of the old cells' mapped rows (a sample of up to 100,000); an existing table is left
-/// as it is.
-pub fn create(master: &Master, plan: &Plan, regions: usize) -> Result<usize> {
-    if master.table_exists(&plan.to) {
-        return Ok(master.locations(&plan.to)?.len());
-    }
-    let map = KeyMap::parse(&plan.key_map)?;
-    let (mut desc, _) = master.describe(&plan.from)?;
-    desc.name = plan.to.clone();
-    let mut keys = Vec::new();
-    for loc in master.locations(&plan.from)? {
-        let scan = Scan::new()
-            .start_row(loc.info.start.clone())
-            .stop_row(loc.info.end.clone());
-        for r in loc.region()?.scanner(&scan)? {
-            for c in &r?.cells {
-                let k = map.map(c.row(), c.qualifier(), c.timestamp())?.0;
-                if keys.last() != Some(&k) {
-                    keys.push(k);
-                }
-            }
-            if keys.len() >= 100_000 {
-                break;
-            }
-        }
-    }
-    keys.sort();
-    keys.dedup();
-    let n = regions.max(1);
-    let mut splits: Vec<Vec<u8>> = (1..n)
-        .filter_map(|i| keys.get(keys.len() * i / n).cloned())
-        .filter(|k| !k.is_empty())
-        .collect();
-    splits.dedup();
-    let count = splits.len() + 1;
-    master.create_table(desc, splits)?;
-    Ok(count)
+/// The steps recorded as done.
+pub fn steps(fs: &dyn FileSystem, dir: &Path) -> Result<BTreeSet<String>> {
+    read_lines(fs, &dir.join("steps"))
+}
+
+/// Records a step as done (again: no change).
+pub fn record(fs: &dyn FileSystem, dir: &Path, step: &str) -> Result<()> {
+    add_line(fs, &dir.join("steps"), step)
+}
+
+/// The source regions (by start key) a backfill has loaded.
+pub fn backfilled(fs: &dyn FileSystem, dir: &Path) -> Result<BTreeSet<String>> {
+    read_lines(fs, &dir.join("backfill.done"))
+}
+
+/// Records a source region as loaded.
+pub fn record_backfilled(fs: &dyn FileSystem, dir: &Path, region: &str) -> Result<()> {
+    add_line(fs, &dir.join("backfill.done"), region)
 }

@@ -21,7 +21,11 @@ pub struct ServerProcess {
 impl ServerProcess {
     /// Starts a server on `dir` with extra arguments, waiting until it listens.
     pub fn start_with(dir: &Path, extra: &[&str]) -> ServerProcess {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_cellar"))
+        // A long soak can run a copy of the binary while the tree is rebuilt.
+        let binary = std::env::var_os("CELLAR_TEST_BINARY")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_cellar")));
+        let mut child = Command::new(binary)
             .arg("server")
             .arg(dir)
             .args(["--port", "0", "--info-port", "0"])

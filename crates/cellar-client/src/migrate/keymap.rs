@@ -221,6 +221,26 @@ impl KeyMap {
         }
     }
 
+    /// True when a cell's new key depends on its timestamp (so versions of one column
+    /// may land in different new rows).
+    pub fn uses_timestamp(&self) -> bool {
+        match self {
+            KeyMap::Bucket { source, .. } => *source == TimeSource::CellTs,
+            KeyMap::Rebucket { .. } => true,
+            KeyMap::Tall { .. } | KeyMap::Salt { .. } => false,
+            KeyMap::Template { row, qualifier } => row
+                .iter()
+                .chain(qualifier.iter().flatten())
+                .any(|p| matches!(p, Piece::Ts(_))),
+        }
+    }
+
+    /// True when every old row maps to one new row of its own whatever its cells, so a
+    /// delete of a whole family or row maps to the same delete of the new row.
+    pub fn maps_whole_rows(&self) -> bool {
+        matches!(self, KeyMap::Salt { .. })
+    }
+
     /// The new (row, qualifier) of a cell.
     pub fn map(&self, row: &[u8], qualifier: &[u8], ts: i64) -> Result<(Vec<u8>, Vec<u8>)> {
         match self {
