@@ -46,6 +46,23 @@ enable 'shell_t'
 scan 'shell_t', {STARTROW => 'r2'}
 count 'shell_t'
 list_regions 'shell_t', {}, ['START_KEY', 'END_KEY']
+snapshot 'shell_t', 'shell_snap'
+list_snapshots 'shell_.*'
+snapshot 'shell_t', 'shell_snap'
+clone_snapshot 'shell_snap', 'shell_clone'
+scan 'shell_clone'
+clone_snapshot 'shell_snap', 'shell_clone'
+put 'shell_t', 'r9', 'f:a', 'after the snapshot', 1500
+restore_snapshot 'shell_snap'
+disable 'shell_t'
+restore_snapshot 'shell_snap'
+enable 'shell_t'
+scan 'shell_t'
+delete_snapshot 'shell_snap'
+list_snapshots
+clone_snapshot 'shell_snap', 'shell_other'
+disable 'shell_clone'
+drop 'shell_clone'
 truncate 'shell_t'
 scan 'shell_t'
 get 'shell_nosuch', 'r'

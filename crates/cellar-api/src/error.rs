@@ -47,6 +47,10 @@ pub enum ErrorKind {
     NoSuchColumnFamily,
     /// The scanner id is unknown or has expired.
     UnknownScanner,
+    /// A snapshot of that name already exists.
+    SnapshotExists,
+    /// No snapshot of that name exists.
+    SnapshotNotFound,
     /// A mutation fails a sanity check (a cell over `hbase.server.keyvalue.maxsize`,
     /// a timestamp out of range).
     FailedSanityCheck,
@@ -85,6 +89,10 @@ impl ErrorKind {
                 "org.apache.hadoop.hbase.regionserver.NoSuchColumnFamilyException"
             }
             ErrorKind::UnknownScanner => "org.apache.hadoop.hbase.UnknownScannerException",
+            ErrorKind::SnapshotExists => "org.apache.hadoop.hbase.snapshot.SnapshotExistsException",
+            ErrorKind::SnapshotNotFound => {
+                "org.apache.hadoop.hbase.snapshot.SnapshotDoesNotExistException"
+            }
             ErrorKind::FailedSanityCheck => {
                 "org.apache.hadoop.hbase.exceptions.FailedSanityCheckException"
             }
@@ -119,6 +127,8 @@ impl ErrorKind {
             | ErrorKind::NamespaceExists
             | ErrorKind::NoSuchColumnFamily
             | ErrorKind::UnknownScanner
+            | ErrorKind::SnapshotExists
+            | ErrorKind::SnapshotNotFound
             | ErrorKind::FailedSanityCheck
             | ErrorKind::InvalidRequest
             | ErrorKind::Unsupported

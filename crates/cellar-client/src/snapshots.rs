@@ -2,7 +2,7 @@
 //! GetCompletedSnapshots, DeleteSnapshot, and RestoreSnapshot for both restoring (into
 //! the snapshot's disabled table) and cloning (into a new table).
 
-use cellar_api::Result;
+use cellar_api::{Error, ErrorKind, Result};
 use cellar_protocol::pb;
 
 use crate::admin::Admin;
@@ -75,9 +75,14 @@ impl Admin {
         .await
     }
 
-    /// A new table with the snapshot's contents.
+    /// A new table with the snapshot's contents. An existing table is refused here, as
+    /// HBase's Admin refuses it (the master would restore into it instead).
     pub async fn clone_snapshot(&self, name: &str, table: &str) -> Result<()> {
-        self.restore_or_clone(name, Some(table)).await
+        let table = normalize(table);
+        if self.table_exists(&table).await? {
+            return Err(Error::new(ErrorKind::TableExists, table.clone()).with_table(table));
+        }
+        self.restore_or_clone(name, Some(&table)).await
     }
 
     /// The snapshot's contents back into its table, which must be disabled.
@@ -88,6 +93,14 @@ impl Admin {
             .into_iter()
             .find(|s| s.name == name)
             .map(|s| s.table);
+        // Checked here first, as HBase's Admin does.
+        if let Some(t) = &table {
+            if self.table_exists(t).await? && self.is_table_enabled(t).await? {
+                return Err(
+                    Error::new(ErrorKind::TableNotDisabled, t.clone()).with_table(t.clone())
+                );
+            }
+        }
         self.restore_or_clone(name, table.as_deref()).await
     }
 }

@@ -22,6 +22,8 @@ const KINDS: &[ErrorKind] = &[
     ErrorKind::NamespaceExists,
     ErrorKind::NoSuchColumnFamily,
     ErrorKind::UnknownScanner,
+    ErrorKind::SnapshotExists,
+    ErrorKind::SnapshotNotFound,
     ErrorKind::FailedSanityCheck,
     ErrorKind::InvalidRequest,
     ErrorKind::Corrupt,
@@ -55,10 +57,21 @@ pub fn kind_of_class(class: &str) -> ErrorKind {
     }
 }
 
-/// The text a Java client shows as the exception's message: the first line of the
-/// "stack trace" HBase sends.
-fn message_of(text: &str) -> String {
-    text.lines().next().unwrap_or_default().to_string()
+/// The message of the "stack trace" text a server sends: its first line, which is the
+/// exception's `toString()` (`class: message`), without the class.
+fn message_of(text: &str, class: &str) -> String {
+    let first = text.lines().next().unwrap_or_default();
+    first
+        .strip_prefix(class)
+        .and_then(|rest| rest.strip_prefix(": "))
+        .unwrap_or(first)
+        .to_string()
+}
+
+/// The text HBase sends for an exception, as Java's `printStackTrace` writes it: the
+/// exception's `toString()` (`class: message`), then its frames (ours: one).
+fn stack_trace(class: &str, message: &str) -> String {
+    format!("{class}: {message}\n\tat cellar server")
 }
 
 pub fn error_to_exception(
@@ -66,9 +79,10 @@ pub fn error_to_exception(
     class: Option<&str>,
     do_not_retry: Option<bool>,
 ) -> pb::ExceptionResponse {
+    let class = class.unwrap_or(e.exception_class());
     pb::ExceptionResponse {
-        exception_class_name: Some(class.unwrap_or(e.exception_class()).to_string()),
-        stack_trace: Some(format!("{}\n\tat cellar server", e.message())),
+        exception_class_name: Some(class.to_string()),
+        stack_trace: Some(stack_trace(class, e.message())),
         hostname: None,
         port: None,
         do_not_retry: Some(do_not_retry.unwrap_or(e.kind().do_not_retry())),
@@ -84,7 +98,7 @@ pub fn error_from_exception(x: &pb::ExceptionResponse) -> (Error, String) {
         .clone()
         .unwrap_or_else(|| "java.io.IOException".into());
     let kind = kind_of_class(&class);
-    let msg = message_of(x.stack_trace.as_deref().unwrap_or_default());
+    let msg = message_of(x.stack_trace.as_deref().unwrap_or_default(), &class);
     let msg = if msg.is_empty() { class.clone() } else { msg };
     (Error::new(kind, msg), class)
 }
@@ -92,14 +106,14 @@ pub fn error_from_exception(x: &pb::ExceptionResponse) -> (Error, String) {
 pub fn error_to_pair(e: &Error) -> pb::NameBytesPair {
     pb::NameBytesPair {
         name: e.exception_class().to_string(),
-        value: Some(b(e.message().as_bytes())),
+        value: Some(b(stack_trace(e.exception_class(), e.message()).as_bytes())),
     }
 }
 
 pub fn error_from_pair(p: &pb::NameBytesPair) -> Error {
     let kind = kind_of_class(&p.name);
     let msg = String::from_utf8_lossy(p.value.as_deref().unwrap_or_default()).into_owned();
-    let msg = message_of(&msg);
+    let msg = message_of(&msg, &p.name);
     Error::new(kind, if msg.is_empty() { p.name.clone() } else { msg })
 }
 
@@ -113,6 +127,8 @@ mod tests {
             let e = Error::new(k, "why");
             let (back, class) = error_from_exception(&error_to_exception(&e, None, None));
             assert_eq!(back.kind(), k, "{class}");
+            assert_eq!(back.message(), "why");
+            assert_eq!(error_from_pair(&error_to_pair(&e)).message(), "why");
             assert_eq!(error_from_pair(&error_to_pair(&e)).kind(), k);
         }
         let x = pb::ExceptionResponse {

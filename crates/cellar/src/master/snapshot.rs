@@ -120,9 +120,10 @@ impl Master {
         check_name(name)?;
         let _one = locked(&self.snapshots);
         if self.snapshot_exists(name) {
-            return Err(Error::invalid(format!(
-                "Snapshot '{name}' already stored on the filesystem."
-            ))
+            return Err(Error::new(
+                ErrorKind::SnapshotExists,
+                format!("Snapshot '{name}' already stored on the filesystem."),
+            )
             .into());
         }
         self.clean_archive_locked()?;
@@ -372,7 +373,7 @@ pub fn description(s: &SnapshotInfo) -> pb::SnapshotDescription {
 
 fn snapshot_missing(name: &str) -> DbError {
     Error::new(
-        ErrorKind::InvalidRequest,
+        ErrorKind::SnapshotNotFound,
         format!("Snapshot '{name}' doesn't exist on the filesystem"),
     )
     .into()

@@ -23,6 +23,11 @@ pub(super) fn db_err(e: Error) -> String {
         (ErrorKind::TableNotDisabled, Some(t)) => {
             format!("Table {t} is enabled. Disable it first.")
         }
+        // The shell has no words of its own for these: it prints the server's
+        // exception as Java shows it, class first.
+        (ErrorKind::SnapshotExists | ErrorKind::SnapshotNotFound, _) => {
+            format!("{}: {}", e.exception_class(), e.message())
+        }
         _ => e.to_string(),
     }
 }

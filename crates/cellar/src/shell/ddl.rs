@@ -128,12 +128,13 @@ pub(super) fn list(db: &Client, c: &CommandLine, out: &mut String) -> CmdResult 
     Ok(Some(format!("[{}]", names.join(", "))))
 }
 
-/// HBase's `list` takes a Java regex; `.*` and plain prefixes cover its common use.
-fn glob_match(pattern: &str, name: &str) -> bool {
-    if let Some(prefix) = pattern.strip_suffix(".*") {
-        return name.starts_with(prefix);
+/// HBase's `list` and `list_snapshots` take a Java regex that must match the whole
+/// name (`Pattern.matcher(name).matches()`); the common syntax is the same here.
+pub(super) fn glob_match(pattern: &str, name: &str) -> bool {
+    match regex::Regex::new(&format!("^(?:{pattern})$")) {
+        Ok(re) => re.is_match(name),
+        Err(_) => pattern == name,
     }
-    pattern == name
 }
 
 const FAMILY_KEYS: &[&str] = &[

@@ -8,6 +8,17 @@ use super::client::Client;
 use super::commands::{arg, db_err, CmdResult};
 use super::parse::CommandLine;
 
+/// The shell's words for a snapshot that is not there, as HBase's shell has them.
+fn snap_err(name: &str) -> impl Fn(cellar_api::Error) -> String + '_ {
+    move |e| {
+        if e.kind() == cellar_api::ErrorKind::SnapshotNotFound {
+            format!("Unknown snapshot {name}!")
+        } else {
+            db_err(e)
+        }
+    }
+}
+
 fn text(c: &CommandLine, i: usize, what: &str) -> Result<String, String> {
     arg(c, i, what)?
         .text()
@@ -33,42 +44,52 @@ pub(super) fn command(db: &Client, c: &CommandLine, out: &mut String) -> CmdResu
             Ok(None)
         }
         "list_snapshots" => {
-            let all = admin.list_snapshots().map_err(db_err)?;
-            let width = all
-                .iter()
-                .map(|(n, _, _)| n.len() + 1)
-                .chain([8])
-                .max()
-                .unwrap_or(8);
-            let _ = writeln!(out, "{:<width$} TABLE + CREATION TIME", "SNAPSHOT");
+            let pattern = c.args.first().and_then(|v| v.text());
+            let mut all = admin.list_snapshots().map_err(db_err)?;
+            all.retain(|(n, _, _)| {
+                pattern
+                    .as_ref()
+                    .is_none_or(|p| super::ddl::glob_match(p, n))
+            });
+            // The shell's two-column rows as it prints them to a file: unpadded.
+            out.push_str("SNAPSHOT  TABLE + CREATION TIME\n");
             for (name, table, time) in &all {
-                let _ = writeln!(
-                    out,
-                    " {name:<w$} {table} ({})",
-                    creation(*time),
-                    w = width - 1
-                );
+                let _ = writeln!(out, " {name} {table} ({})", creation(*time));
             }
             out.push_str(&super::format::rows(all.len() as u64));
             let names: Vec<String> = all.iter().map(|(n, _, _)| format!("\"{n}\"")).collect();
             Ok(Some(format!("[{}]", names.join(", "))))
         }
         "delete_snapshot" => {
-            admin
-                .delete_snapshot(&text(c, 0, "a snapshot name")?)
-                .map_err(db_err)?;
+            let name = text(c, 0, "a snapshot name")?;
+            admin.delete_snapshot(&name).map_err(snap_err(&name))?;
             Ok(None)
         }
         "clone_snapshot" => {
             let name = text(c, 0, "a snapshot name")?;
             let table = text(c, 1, "a table name")?;
-            admin.clone_snapshot(&name, &table).map_err(db_err)?;
+            admin
+                .clone_snapshot(&name, &table)
+                .map_err(snap_err(&name))?;
             Ok(None)
         }
         "restore_snapshot" => {
-            admin
-                .restore_snapshot(&text(c, 0, "a snapshot name")?)
-                .map_err(db_err)?;
+            let name = text(c, 0, "a snapshot name")?;
+            // HBase's Admin checks the table is disabled before asking the master.
+            let table = admin
+                .list_snapshots()
+                .map_err(db_err)?
+                .into_iter()
+                .find(|(n, _, _)| *n == name)
+                .map(|(_, t, _)| t);
+            if let Some(t) = table {
+                if admin.table_exists(&t).map_err(db_err)?
+                    && admin.is_table_enabled(&t).map_err(db_err)?
+                {
+                    return Err(format!("Table {t} should be disabled!"));
+                }
+            }
+            admin.restore_snapshot(&name).map_err(snap_err(&name))?;
             Ok(None)
         }
         other => Err(format!("Unknown command '{other}'. Try 'help'.")),
