@@ -404,7 +404,8 @@ impl Store {
     }
 
     /// `check_range`: as HBase splits, a daughter gets no reference to a file that has
-    /// no cells on its side of the split row (an empty file: neither daughter).
+    /// no cells on its side of the split row (an empty file: neither daughter), and a
+    /// file wholly on its side is linked into it rather than referenced.
     fn write_reference_manifest(
         &self,
         dir: &Path,
@@ -417,14 +418,40 @@ impl Store {
             .ok()
             .flatten()
             .unwrap_or_default();
+        let mut linked = false;
         for f in self.files() {
             if check_range && f.half.is_none() {
-                let keep = match f.row_span()? {
+                let span = f.row_span()?;
+                let keep = match &span {
                     None => false,
                     Some((_, last)) if top => last.as_slice() >= split_row,
                     Some((first, _)) => first.as_slice() < split_row,
                 };
                 if !keep {
+                    continue;
+                }
+                // Wholly on this side: HBase 2.6 gives the daughter a link to the file,
+                // not a reference, so the daughter can split again at once. Here the
+                // link is a second name of the file in the daughter's directory.
+                let whole = match &span {
+                    Some((first, _)) if top => first.as_slice() >= split_row,
+                    Some((_, last)) => last.as_slice() < split_row,
+                    None => false,
+                };
+                if whole {
+                    if !linked {
+                        self.fs.create_dir_all(dir)?;
+                        linked = true;
+                    }
+                    let to = dir.join(&f.name);
+                    if self.fs.exists(&to) {
+                        self.fs.remove_file(&to)?;
+                    }
+                    self.fs.link(&f.path, &to)?;
+                    live.push(FileEntry {
+                        name: f.name.clone(),
+                        kind: FileKind::HFile,
+                    });
                     continue;
                 }
             }
@@ -437,6 +464,9 @@ impl Store {
                     top,
                 },
             });
+        }
+        if linked {
+            self.fs.sync_dir(dir)?;
         }
         Manifest::create(self.fs.clone(), dir, live)?;
         Ok(())

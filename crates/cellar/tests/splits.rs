@@ -113,9 +113,10 @@ fn manual_splits_serve_through_references_then_compact_them_away() {
     check_all(&db, 2000);
 }
 
-/// As HBase's `splitStoreFile`: a daughter gets no reference to a parent file with no
-/// cells on its side of the split row, so it starts with no files and nothing to
-/// compact; the other daughter references them all.
+/// As HBase 2.6's `splitStoreFile`: a daughter gets no reference to a parent file with
+/// no cells on its side of the split row, and a link (not a reference) to a file wholly
+/// on its side, so it can split again at once; a file across the split row is
+/// referenced by both daughters, which must compact before splitting again.
 #[test]
 fn a_daughter_gets_no_reference_to_a_file_wholly_on_the_other_side() {
     let tmp = tempfile::tempdir().unwrap();
@@ -140,19 +141,19 @@ fn a_daughter_gets_no_reference_to_a_file_wholly_on_the_other_side() {
     // Bottom: g's file only; top: f's file only.
     assert_eq!(regions[0].store_files, 1, "{:?}", regions[0]);
     assert_eq!(regions[1].store_files, 1, "{:?}", regions[1]);
-    // A split row inside a file's range: both daughters reference it (once the first
-    // split's references are compacted away).
-    assert!(db
-        .split("t", Some(b"row01100"))
-        .unwrap_err()
-        .to_string()
-        .contains("references"));
-    db.compact("t", true).unwrap();
+    // Each daughter's file was wholly on its side: linked, not referenced (HBase 2.6's
+    // HFileLink), so the daughter splits again at once, without a compaction first.
+    // A split row inside the file's range: both new daughters reference it.
     assert_eq!(db.split("t", Some(b"row01100")).unwrap(), 1);
     let regions = db.list_regions("t").unwrap();
     assert_eq!(regions.len(), 3);
     assert_eq!(regions[1].store_files, 1, "{:?}", regions[1]);
     assert_eq!(regions[2].store_files, 1, "{:?}", regions[2]);
+    assert!(db
+        .split("t", Some(b"row01150"))
+        .unwrap_err()
+        .to_string()
+        .contains("references"));
     let rows: Vec<_> = t
         .scan(&Scan::new())
         .unwrap()
