@@ -658,6 +658,11 @@ impl Region {
         self.scanner_inner(scan, None)
     }
 
+    /// The region's clock, in milliseconds.
+    pub fn now_millis(&self) -> i64 {
+        self.ctx.clock.now_millis()
+    }
+
     /// The region's configuration.
     pub fn config(&self) -> &crate::Config {
         &self.ctx.config

@@ -102,11 +102,39 @@ fn meta_row(table: &str, start: &[u8]) -> Vec<u8> {
     r
 }
 
+/// The timestamp for a catalog mutation of `rows`: the clock's, or just after the
+/// newest cell or delete marker the rows hold. A row is forgotten and written again when
+/// a table is dropped and made anew (truncate) or a region is replaced by one with the
+/// same start; within one millisecond, a put at the delete's timestamp would be masked
+/// by it once the catalog is read back from its files.
+fn stamp(meta: &Region, rows: &[Vec<u8>]) -> Result<i64> {
+    let mut ts = meta.now_millis();
+    for row in rows {
+        let mut stop = row.clone();
+        stop.push(0);
+        let scan = Scan::new()
+            .start_row(row.clone())
+            .stop_row(stop)
+            .raw(true)
+            .max_versions(u32::MAX);
+        for r in meta.scanner(&scan)? {
+            for c in &r?.cells {
+                ts = ts.max(c.timestamp().saturating_add(1));
+            }
+        }
+    }
+    Ok(ts)
+}
+
 /// Records regions (one atomic mutation).
 pub fn put_regions(meta: &Region, infos: &[RegionInfo]) -> Result<()> {
+    let rows: Vec<Vec<u8>> = infos.iter().map(region_row).collect();
+    let ts = stamp(meta, &rows)?;
     let muts: Vec<Mutation> = infos
         .iter()
-        .map(|i| Mutation::Put(Put::new(region_row(i)).add_column(FAMILY, QUALIFIER, encode(i))))
+        .map(|i| {
+            Mutation::Put(Put::new(region_row(i)).add_column_at(FAMILY, QUALIFIER, ts, encode(i)))
+        })
         .collect();
     if muts.is_empty() {
         return Ok(());
@@ -117,9 +145,11 @@ pub fn put_regions(meta: &Region, infos: &[RegionInfo]) -> Result<()> {
 
 /// Forgets regions (one atomic mutation).
 pub fn delete_regions(meta: &Region, infos: &[RegionInfo]) -> Result<()> {
+    let rows: Vec<Vec<u8>> = infos.iter().map(region_row).collect();
+    let ts = stamp(meta, &rows)?;
     let muts: Vec<Mutation> = infos
         .iter()
-        .map(|i| Mutation::Delete(Delete::new(region_row(i))))
+        .map(|i| Mutation::Delete(Delete::new(region_row(i)).with_timestamp(ts)))
         .collect();
     if muts.is_empty() {
         return Ok(());

@@ -14,6 +14,7 @@ mod ddl;
 mod namespaces;
 mod open;
 mod regions;
+mod restore;
 pub mod snapshot;
 mod split;
 mod stats;

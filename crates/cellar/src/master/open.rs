@@ -68,6 +68,7 @@ impl Master {
         };
         master.load_tables(by_region)?;
         crate::snapshot_import::roll_back_unfinished(&master)?;
+        super::restore::finish_unfinished(&master)?;
         Ok(master)
     }
 

@@ -47,7 +47,7 @@ pub struct SnapshotInfo {
 
 /// HBase's rule for snapshot names: letters, digits, `_`, `-` and `.`, not starting
 /// with a dot.
-fn check_name(name: &str) -> Result<()> {
+pub(super) fn check_name(name: &str) -> Result<()> {
     let ok = !name.is_empty()
         && !name.starts_with('.')
         && name
@@ -331,32 +331,6 @@ impl Master {
         crate::snapshot_import::import_with(self, &self.root, name, Some(table), true)?;
         Ok(())
     }
-
-    /// Replaces the snapshot's table's contents with the snapshot's (the table must be
-    /// disabled, and stays so).
-    pub fn restore_snapshot(&self, name: &str) -> Result<()> {
-        self.restore_snapshot_into(name, None)
-    }
-
-    /// As [`Master::restore_snapshot`], into `table` (default: the snapshot's own).
-    pub fn restore_snapshot_into(&self, name: &str, table: Option<&str>) -> Result<()> {
-        check_name(name)?;
-        let info = self
-            .list_snapshots()?
-            .into_iter()
-            .find(|s| s.name == name)
-            .ok_or_else(|| snapshot_missing(name))?;
-        let table = table.map_or(info.table, str::to_string);
-        if self.table_exists(&table) {
-            let (_, enabled) = self.describe(&table)?;
-            if enabled {
-                return Err(DbError::TableNotDisabled(table));
-            }
-            self.drop_table(&table)?;
-        }
-        self.clone_snapshot(name, &table)?;
-        self.disable_table(&table)
-    }
 }
 
 /// A snapshot's description as HBase lists it.
@@ -371,7 +345,7 @@ pub fn description(s: &SnapshotInfo) -> pb::SnapshotDescription {
     }
 }
 
-fn snapshot_missing(name: &str) -> DbError {
+pub(super) fn snapshot_missing(name: &str) -> DbError {
     Error::new(
         ErrorKind::SnapshotNotFound,
         format!("Snapshot '{name}' doesn't exist on the filesystem"),
