@@ -2,6 +2,8 @@
 
 #![allow(clippy::unwrap_used)]
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -30,9 +32,13 @@ fn fixture(name: &str) -> PathBuf {
 
 /// 300 narrow rows and one wide row of 5000 cells, with binary bytes in it.
 fn write_wide(path: &Path) {
+    write_wide_with(path, Compression::Zstd);
+}
+
+fn write_wide_with(path: &Path, compression: Compression) {
     let opts = WriterOptions {
         encoding: DataBlockEncoding::FastDiff,
-        compression: Compression::Zstd,
+        compression,
         block_size: 4096,
         ..WriterOptions::default()
     };
@@ -76,7 +82,8 @@ fn stats_find_the_wide_row() {
         out.contains("Row size (columns): \n               min = 3\n               max = 5000"),
         "{out}"
     );
-    let row_bytes = 5000 * (8 + (2 + 13 + 1 + 1 + 6 + 9) + 10 + 2);
+    // HBase's serialized size: no tag bytes for cells without tags.
+    let row_bytes = 5000 * (8 + (2 + 13 + 1 + 1 + 6 + 9) + 10);
     assert!(
         out.contains(&format!("Size of biggest row (bytes): {row_bytes}")),
         "{out}"
@@ -189,6 +196,67 @@ fn prints_hbase_26_files_as_hbase_does() {
                 .find(|(a, b)| a != b)
                 .map(|(a, b)| format!("cellar: {a}\nHBase:  {b}"));
             panic!("{} prints differently:\n{first:?}", f.display());
+        }
+    }
+}
+
+/// The numbers of one statistic block of `-s` output ("Row size (bytes)": min, max,
+/// count), whatever the indentation.
+fn stat(out: &str, name: &str) -> Vec<(String, String)> {
+    let mut lines = out
+        .lines()
+        .skip_while(|l| l.trim().trim_end_matches(':') != name);
+    lines.next();
+    lines
+        .take_while(|l| l.starts_with("    "))
+        .filter_map(|l| l.trim().split_once(" = "))
+        .filter(|(k, _)| ["min", "max", "count"].contains(k))
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
+/// HBase's own HFilePrettyPrinter and `cellar hfile -s` on the same files — one Cellar
+/// wrote (no tags) and one HBase wrote: the same biggest row, and the same exact
+/// figures of every statistic (sizes counted as HBase counts them).
+#[test]
+fn stats_match_hbases_pretty_printer() {
+    let Some(cp) = common::hbase::oracle_classpath() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let ours = dir.path().join("wide.hfile");
+    // GZ: HBase's own Java codec (its ZSTD needs a native library).
+    write_wide_with(&ours, Compression::Gz);
+    let theirs = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../testdata/hfile/hbase-2.6/diff-gz-row.hfile")
+        .canonicalize()
+        .unwrap();
+    for f in [ours, theirs] {
+        let path = f.to_str().unwrap();
+        let (code, hbase, err) = common::hbase::run_class(
+            &cp,
+            "org.apache.hadoop.hbase.io.hfile.HFilePrettyPrinter",
+            &["-s", "-f", &format!("file://{path}")],
+        );
+        assert_eq!(code, 0, "{err}");
+        let (code, cellar_out, err) = cellar(&["-s", "-f", path]);
+        assert_eq!(code, 0, "{err}");
+        let biggest = |o: &str| {
+            o.lines()
+                .find(|l| l.starts_with("Key of biggest row:"))
+                .map(str::to_string)
+        };
+        assert!(biggest(&hbase).is_some(), "{hbase}");
+        assert_eq!(biggest(&cellar_out), biggest(&hbase), "{path}");
+        for name in [
+            "Key length",
+            "Val length",
+            "Row size (bytes)",
+            "Row size (columns)",
+        ] {
+            let h = stat(&hbase, name);
+            assert_eq!(h.len(), 3, "{name} in {hbase}");
+            assert_eq!(stat(&cellar_out, name), h, "{name} of {path}");
         }
     }
 }

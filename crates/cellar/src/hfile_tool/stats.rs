@@ -1,6 +1,7 @@
 //! `-s`: HBase's key-value statistics, in constant memory. Val length is recorded per
-//! cell; per row, the key length of its last cell, its bytes (serialized cell sizes) and
-//! its cells; and the biggest row by bytes.
+//! cell; per row, the key length of its last cell, its bytes (serialized cell sizes as
+//! HBase counts them: no tag bytes for a cell without tags) and its cells; and the
+//! biggest row by bytes.
 
 use std::io::{self, Write};
 
@@ -104,7 +105,9 @@ impl KeyValueStats {
             self.cur_row = Some(cell.row().to_vec());
         }
         self.val_len.record(cell.value().len() as u64);
-        self.cur_bytes += cell.serialized_size(self.with_tags) as u64;
+        // As HBase's Cell.getSerializedSize of a cell read from a file: the tags length
+        // and tags count only when the cell has tags (KeyValue's data structure size).
+        self.cur_bytes += cell.serialized_size(self.with_tags && !cell.tags().is_empty()) as u64;
         self.cur_cells += 1;
         self.cur_key_len = cell.key_len() as u64;
     }

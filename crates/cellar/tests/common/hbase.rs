@@ -84,6 +84,11 @@ pub fn oracle_classpath() -> Option<String> {
 /// Runs one of the oracle's programs (`cellar.oracle.NAME`) to completion: (exit
 /// code, standard output, standard error).
 pub fn run_oracle(cp: &str, name: &str, args: &[&str]) -> (i32, String, String) {
+    run_class(cp, &format!("cellar.oracle.{name}"), args)
+}
+
+/// Runs the `main` of any class on the oracle's class path (HBase's own tools).
+pub fn run_class(cp: &str, class: &str, args: &[&str]) -> (i32, String, String) {
     let out = Command::new("java")
         .arg("-Xmx512m")
         .args(JAVA17_FLAGS)
@@ -93,7 +98,7 @@ pub fn run_oracle(cp: &str, name: &str, args: &[&str]) -> (i32, String, String) 
         ))
         .arg("-cp")
         .arg(cp)
-        .arg(format!("cellar.oracle.{name}"))
+        .arg(class)
         .args(args)
         .stdin(Stdio::null())
         .output()
