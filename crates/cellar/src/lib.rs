@@ -16,6 +16,7 @@ pub mod migrate;
 pub mod region_server;
 pub mod server;
 pub mod shell;
+pub mod sizing;
 pub mod snapshot_import;
 
 pub use client::{Admin, Connection, LocalConnection, LocalTable, Table};

@@ -9,6 +9,7 @@
 mod bulk_tool;
 mod hfile_tool;
 mod migrate_tool;
+mod sizing_tool;
 mod sync_tool;
 mod wal_tool;
 
@@ -93,6 +94,9 @@ enum Command {
     ExportSnapshot(bulk_tool::ExportSnapshotArgs),
     /// The re-key migration: plan, create, backfill, verify, status.
     Migrate(migrate_tool::MigrateArgs),
+    /// Size a proposed layout: bytes a cell (raw and encoded), rows, row widths, and
+    /// when the heaviest row crosses 100 MiB, 1 GiB and the region size.
+    Sizing(sizing_tool::SizingArgs),
     /// Hash a table in batches, in the layout of HBase's HashTable.
     Hashtable(sync_tool::HashTableArgs),
     /// Compare a table with a HashTable output (HBase's or Cellar's), like SyncTable
@@ -232,6 +236,7 @@ fn main() -> ExitCode {
         Command::ImportSnapshot(args) => finish(bulk_tool::import_snapshot(&args)),
         Command::ExportSnapshot(args) => finish(bulk_tool::export_snapshot(&args)),
         Command::Hashtable(args) => finish(sync_tool::hashtable(&args)),
+        Command::Sizing(args) => finish(sizing_tool::run(&args)),
         Command::Migrate(args) => match migrate_tool::run(&args) {
             Ok(true) => ExitCode::SUCCESS,
             Ok(false) => ExitCode::from(1),
