@@ -90,6 +90,9 @@ pub struct Config {
     /// `cellar.server.scanner.time.limit`: how long one scan call may look for rows
     /// before it answers with a heartbeat (0: half the scanner lease, HBase's rule).
     pub scanner_time_limit_ms: u64,
+    /// `cellar.largerow.watch.bytes` / `.cells`, `cellar.largerow.warn.bytes` / `.cells`:
+    /// the levels above which a row is tracked, and warned about.
+    pub large_row_levels: crate::row_sizes::Levels,
     /// `hbase.zookeeper.quorum`: where a server registers itself (none: no ZooKeeper).
     pub zookeeper_quorum: Option<String>,
     /// `zookeeper.znode.parent`.
@@ -137,6 +140,7 @@ impl Default for Config {
             ipc_max_connection_calls: 100,
             scanner_timeout_ms: 60_000,
             scanner_time_limit_ms: 0,
+            large_row_levels: crate::row_sizes::Levels::default(),
             zookeeper_quorum: None,
             znode_parent: "/hbase".into(),
         }
@@ -283,6 +287,10 @@ impl Config {
             }
             "hbase.client.scanner.timeout.period" => self.scanner_timeout_ms = positive(key, v)?,
             "cellar.server.scanner.time.limit" => self.scanner_time_limit_ms = uint(key, v)?,
+            "cellar.largerow.watch.bytes" => self.large_row_levels.watch_bytes = positive(key, v)?,
+            "cellar.largerow.watch.cells" => self.large_row_levels.watch_cells = positive(key, v)?,
+            "cellar.largerow.warn.bytes" => self.large_row_levels.warn_bytes = positive(key, v)?,
+            "cellar.largerow.warn.cells" => self.large_row_levels.warn_cells = positive(key, v)?,
             "hbase.zookeeper.quorum" => match v {
                 toml::Value::String(s) if !s.trim().is_empty() => {
                     self.zookeeper_quorum = Some(s.trim().to_string())

@@ -157,7 +157,8 @@ impl Region {
                 &store_dir,
                 family.clone(),
                 ctx.cache.clone(),
-            )?;
+            )?
+            .with_levels(ctx.config.large_row_levels);
             stores.insert(family.name.clone(), store);
         }
         let max_seq = stores

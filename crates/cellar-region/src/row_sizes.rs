@@ -1,19 +1,73 @@
-//! The largest rows a store has written: every flush and compaction already streams a
-//! store's cells in row order, so the bytes and cells of each row are summed on the way
-//! with no extra pass, and the largest few are kept (what the status page shows; the
-//! full wide-row tracking builds on this).
+//! Large-row tracking in a store: every flush and compaction already streams the
+//! store's cells in row order, so each row's bytes and cells are summed on the way, with
+//! no extra pass. A store keeps every row at or above the watch level
+//! (`cellar.largerow.watch.bytes` / `.cells`) and the few largest (for the status page).
+//!
+//! What a write saw combines with what was known: a major compaction saw whole rows and
+//! replaces the record; a flush wrote only new cells, which add to a row's figures; a
+//! minor compaction rewrote some files, a lower bound of a row's size. Sizes are
+//! KeyValue bytes as HBase counts them (`Cell.getSerializedSize`: no tag bytes for a
+//! cell without tags), so they agree with `hfile -s` and a census.
 
+use std::collections::HashSet;
 use std::sync::Mutex;
 
-/// How many of the largest rows a store keeps.
+/// How many of the largest rows a store keeps whatever their size.
 pub const KEPT: usize = 10;
+
+/// The levels of row size that matter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Levels {
+    /// Tracked from here (default 10 MiB or 100,000 cells).
+    pub watch_bytes: u64,
+    pub watch_cells: u64,
+    /// Warned about from here (default 100 MiB or 1,000,000 cells).
+    pub warn_bytes: u64,
+    pub warn_cells: u64,
+}
+
+impl Default for Levels {
+    fn default() -> Self {
+        Levels {
+            watch_bytes: 10 << 20,
+            watch_cells: 100_000,
+            warn_bytes: 100 << 20,
+            warn_cells: 1_000_000,
+        }
+    }
+}
+
+/// Where a row stands against the levels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Level {
+    Below,
+    Watch,
+    Warn,
+}
+
+impl Levels {
+    pub fn level(&self, bytes: u64, cells: u64) -> Level {
+        if bytes >= self.warn_bytes || cells >= self.warn_cells {
+            Level::Warn
+        } else if bytes >= self.watch_bytes || cells >= self.watch_cells {
+            Level::Watch
+        } else {
+            Level::Below
+        }
+    }
+}
+
+/// The bytes HBase counts for a cell.
+pub fn cell_bytes(cell: &cellar_types::Cell) -> u64 {
+    cell.serialized_size(!cell.tags().is_empty()) as u64
+}
 
 /// One row's size in one store, as a flush or compaction saw it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RowSize {
     pub row: Vec<u8>,
     pub family: Vec<u8>,
-    /// Serialized KeyValue bytes of the row's cells in the written file.
+    /// KeyValue bytes of the row's cells.
     pub bytes: u64,
     pub cells: u64,
     /// When it was seen (ms).
@@ -22,23 +76,40 @@ pub struct RowSize {
     pub whole: bool,
 }
 
-/// Sums rows as their cells go by; keeps the largest.
+/// Sums rows as their cells go by; keeps the largest, those at the watch level and
+/// those already tracked (a flush's delta for them counts however small).
 pub struct RowSizeTracker {
     family: Vec<u8>,
     seen: i64,
     whole: bool,
+    levels: Levels,
+    tracked: HashSet<Vec<u8>>,
     current: Option<RowSize>,
     top: Vec<RowSize>,
+    kept: Vec<RowSize>,
 }
 
 impl RowSizeTracker {
     pub fn new(family: &[u8], seen: i64, whole: bool) -> RowSizeTracker {
+        RowSizeTracker::with_levels(family, seen, whole, Levels::default(), HashSet::new())
+    }
+
+    pub fn with_levels(
+        family: &[u8],
+        seen: i64,
+        whole: bool,
+        levels: Levels,
+        tracked: HashSet<Vec<u8>>,
+    ) -> RowSizeTracker {
         RowSizeTracker {
             family: family.to_vec(),
             seen,
             whole,
+            levels,
+            tracked,
             current: None,
             top: Vec::new(),
+            kept: Vec::new(),
         }
     }
 
@@ -65,6 +136,10 @@ impl RowSizeTracker {
 
     fn finish_row(&mut self) {
         let Some(c) = self.current.take() else { return };
+        if self.levels.level(c.bytes, c.cells) > Level::Below || self.tracked.contains(&c.row) {
+            self.kept.push(c);
+            return;
+        }
         if self.top.len() < KEPT {
             self.top.push(c);
         } else if let Some(min) = self.top.iter_mut().min_by_key(|r| r.bytes) {
@@ -74,13 +149,18 @@ impl RowSizeTracker {
         }
     }
 
-    /// The largest rows, largest first.
+    /// The rows worth keeping, largest first.
     pub fn finish(mut self) -> Vec<RowSize> {
         self.finish_row();
-        self.top
-            .sort_by(|a, b| b.bytes.cmp(&a.bytes).then_with(|| a.row.cmp(&b.row)));
-        self.top
+        let mut out = self.kept;
+        out.append(&mut self.top);
+        sort(&mut out);
+        out
     }
+}
+
+fn sort(rows: &mut [RowSize]) {
+    rows.sort_by(|a, b| b.bytes.cmp(&a.bytes).then_with(|| a.row.cmp(&b.row)));
 }
 
 /// What kind of write saw the rows.
@@ -91,43 +171,103 @@ pub enum Write {
     Major,
 }
 
-/// A store's record of its largest rows.
+/// A row that reached a higher level with a write.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Crossing {
+    pub row: RowSize,
+    pub level: Level,
+}
+
+/// A store's record of its large rows.
 #[derive(Debug, Default)]
 pub struct LargestRows {
     rows: Mutex<Vec<RowSize>>,
+    /// Rows that were at the watch level and fell below it (a major compaction saw them
+    /// shrink), until taken.
+    dropped: Mutex<Vec<Vec<u8>>>,
 }
 
 impl LargestRows {
-    /// Takes in what a write saw. A major compaction saw whole rows: its figures
-    /// replace the record; a flush wrote only new cells, which add to a row's figures;
-    /// a minor compaction rewrote some of a row's cells, a lower bound of its size.
-    pub fn record(&self, seen: Vec<RowSize>, write: Write) {
+    /// Takes in what a write saw (see the module's documentation); the rows that
+    /// crossed a level up.
+    pub fn record(&self, seen: Vec<RowSize>, write: Write, levels: &Levels) -> Vec<Crossing> {
         let mut rows = self.rows.lock().unwrap_or_else(|e| e.into_inner());
+        let before: Vec<(Vec<u8>, Level)> = rows
+            .iter()
+            .map(|r| (r.row.clone(), levels.level(r.bytes, r.cells)))
+            .collect();
         if write == Write::Major {
             *rows = seen;
-            return;
-        }
-        for r in seen {
-            match rows.iter_mut().find(|x| x.row == r.row) {
-                Some(x) if write == Write::Flush => {
-                    x.bytes += r.bytes;
-                    x.cells += r.cells;
-                    x.seen = r.seen;
-                }
-                Some(x) => {
-                    if r.bytes > x.bytes {
-                        *x = r;
+        } else {
+            for r in seen {
+                match rows.iter_mut().find(|x| x.row == r.row) {
+                    Some(x) if write == Write::Flush => {
+                        x.bytes += r.bytes;
+                        x.cells += r.cells;
+                        x.seen = r.seen;
                     }
+                    Some(x) => {
+                        if r.bytes > x.bytes {
+                            *x = r;
+                        }
+                    }
+                    None => rows.push(r),
                 }
-                None => rows.push(r),
             }
         }
-        rows.sort_by(|a, b| b.bytes.cmp(&a.bytes).then_with(|| a.row.cmp(&b.row)));
-        rows.truncate(KEPT);
+        sort(&mut rows);
+        // Every row at the watch level, and the largest few.
+        let mut i = 0;
+        rows.retain(|r| {
+            i += 1;
+            i <= KEPT || levels.level(r.bytes, r.cells) > Level::Below
+        });
+        let mut dropped = self.dropped.lock().unwrap_or_else(|e| e.into_inner());
+        for (row, was) in &before {
+            let now = rows
+                .iter()
+                .find(|r| r.row == *row)
+                .map_or(Level::Below, |r| levels.level(r.bytes, r.cells));
+            if *was > Level::Below && now == Level::Below {
+                dropped.push(row.clone());
+            }
+        }
+        rows.iter()
+            .filter_map(|r| {
+                let now = levels.level(r.bytes, r.cells);
+                let was = before
+                    .iter()
+                    .find(|(row, _)| *row == r.row)
+                    .map_or(Level::Below, |b| b.1);
+                (now > was).then(|| Crossing {
+                    row: r.clone(),
+                    level: now,
+                })
+            })
+            .collect()
     }
 
+    /// The rows that fell below the watch level since last asked.
+    pub fn take_dropped(&self) -> Vec<Vec<u8>> {
+        std::mem::take(&mut *self.dropped.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    /// Every kept row, largest first.
     pub fn get(&self) -> Vec<RowSize> {
         self.rows.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// The rows at the watch level or above.
+    pub fn over(&self, levels: &Levels) -> Vec<RowSize> {
+        self.get()
+            .into_iter()
+            .filter(|r| levels.level(r.bytes, r.cells) > Level::Below)
+            .collect()
+    }
+
+    /// The rows kept for their level (a flush's delta for them always counts).
+    pub fn tracked(&self, levels: &Levels) -> HashSet<Vec<u8>> {
+        self.over(levels).into_iter().map(|r| r.row).collect()
     }
 }
 
@@ -135,8 +275,17 @@ impl LargestRows {
 mod tests {
     use super::*;
 
+    fn levels() -> Levels {
+        Levels {
+            watch_bytes: 1000,
+            watch_cells: 100,
+            warn_bytes: 10_000,
+            warn_cells: 1000,
+        }
+    }
+
     #[test]
-    fn keeps_the_largest_rows() {
+    fn keeps_the_largest_rows_and_those_over_the_watch_level() {
         let mut t = RowSizeTracker::new(b"f", 1, false);
         for r in 0..30u32 {
             for _ in 0..=r {
@@ -148,12 +297,22 @@ mod tests {
         assert_eq!(top[0].row, b"r29");
         assert_eq!((top[0].bytes, top[0].cells), (300, 30));
         assert_eq!(top[KEPT - 1].row, b"r20");
+
+        let mut t = RowSizeTracker::with_levels(b"f", 1, false, levels(), HashSet::new());
+        for r in 0..30u32 {
+            for _ in 0..=(r * 5) {
+                t.add(format!("r{r:02}").as_bytes(), 10);
+            }
+        }
+        // Ten rows of 100 cells or more, and the ten largest of the rest.
+        assert_eq!(t.finish().len(), 10 + KEPT);
     }
 
     #[test]
-    fn flushes_add_and_compactions_replace() {
+    fn flushes_add_and_compactions_replace_and_crossings_are_reported() {
         let l = LargestRows::default();
-        let flush = |bytes| {
+        let lv = levels();
+        let seen = |bytes| {
             vec![RowSize {
                 row: b"w".to_vec(),
                 family: b"f".to_vec(),
@@ -163,16 +322,24 @@ mod tests {
                 whole: false,
             }]
         };
-        l.record(flush(100), Write::Flush);
-        l.record(flush(50), Write::Flush);
-        assert_eq!(l.get()[0].bytes, 150);
-        l.record(flush(90), Write::Minor);
+        assert!(l.record(seen(100), Write::Flush, &lv).is_empty());
+        let up = l.record(seen(950), Write::Flush, &lv);
+        assert_eq!(up.len(), 1);
+        assert_eq!((up[0].level, up[0].row.bytes), (Level::Watch, 1050));
+        assert_eq!(l.get()[0].bytes, 1050);
+        assert!(l.record(seen(900), Write::Minor, &lv).is_empty());
         assert_eq!(
             l.get()[0].bytes,
-            150,
+            1050,
             "a minor compaction saw part of the row"
         );
-        l.record(flush(120), Write::Major);
+        let up = l.record(seen(12_000), Write::Major, &lv);
+        assert_eq!(up[0].level, Level::Warn);
+        assert!(l.take_dropped().is_empty());
+        assert!(l.record(seen(120), Write::Major, &lv).is_empty());
         assert_eq!(l.get()[0].bytes, 120);
+        assert!(l.over(&lv).is_empty());
+        assert_eq!(l.take_dropped(), vec![b"w".to_vec()]);
+        assert!(l.take_dropped().is_empty());
     }
 }

@@ -259,8 +259,10 @@ pub struct Store {
     state: RwLock<StoreState>,
     /// Which files the store holds.
     manifest: Manifest,
-    /// The largest rows its flushes and compactions wrote.
+    /// The large rows its flushes and compactions wrote, and the levels that make a row
+    /// large.
     largest: crate::row_sizes::LargestRows,
+    levels: crate::row_sizes::Levels,
     /// A major compaction was asked for and has not run yet (HBase's `forceMajor`: a
     /// request that finds no files is kept for the next compaction of the store).
     pub(crate) force_major: std::sync::atomic::AtomicBool,
@@ -332,13 +334,30 @@ impl Store {
             }),
             manifest,
             largest: Default::default(),
+            levels: Default::default(),
             force_major: Default::default(),
         })
+    }
+
+    /// The store with these large-row levels.
+    pub fn with_levels(mut self, levels: crate::row_sizes::Levels) -> Store {
+        self.levels = levels;
+        self
     }
 
     /// The largest rows this store's recent flushes and compactions wrote.
     pub fn largest_rows(&self) -> Vec<crate::row_sizes::RowSize> {
         self.largest.get()
+    }
+
+    /// The rows at or above the watch level, largest first.
+    pub fn large_rows(&self) -> Vec<crate::row_sizes::RowSize> {
+        self.largest.over(&self.levels)
+    }
+
+    /// The rows that fell below the watch level since last asked.
+    pub fn take_dropped_large_rows(&self) -> Vec<Vec<u8>> {
+        self.largest.take_dropped()
     }
 
     pub fn dir(&self) -> &Path {
@@ -535,10 +554,16 @@ impl Store {
         if !compacted.is_empty() {
             w.add_file_info(COMPACTED_FILES, compacted.join("\n").into_bytes());
         }
-        let mut sizes = crate::row_sizes::RowSizeTracker::new(&self.family.name, now, major);
+        let mut sizes = crate::row_sizes::RowSizeTracker::with_levels(
+            &self.family.name,
+            now,
+            major,
+            self.levels,
+            self.largest.tracked(&self.levels),
+        );
         for cell in cells {
             let cell = cell?;
-            sizes.add(cell.row(), cell.serialized_size(true));
+            sizes.add(cell.row(), crate::row_sizes::cell_bytes(&cell) as usize);
             w.append(cell)?;
         }
         let _summary = w.close()?;
@@ -547,7 +572,16 @@ impl Store {
             (false, true) => crate::row_sizes::Write::Flush,
             (false, false) => crate::row_sizes::Write::Minor,
         };
-        self.largest.record(sizes.finish(), kind);
+        for up in self.largest.record(sizes.finish(), kind, &self.levels) {
+            tracing::warn!(
+                store = %self.dir.display(),
+                row = %cellar_types::to_string_binary(&up.row.row),
+                bytes = up.row.bytes,
+                cells = up.row.cells,
+                level = ?up.level,
+                "a row crossed a large-row level"
+            );
+        }
         self.fs.sync_dir(&self.dir)?;
         Ok(Some(Arc::new(StoreFile::open(
             &self.fs,

@@ -21,6 +21,7 @@ pub(crate) fn maintenance_loop(master: Weak<Master>, rx: Receiver<Maintenance>) 
             Ok(Maintenance::Flush(name)) => {
                 if let Some(r) = master.region_named(&name) {
                     if r.flush().is_ok() {
+                        master.note_large_rows();
                         let _ = master.maybe_split(&r);
                     }
                 }
@@ -28,6 +29,7 @@ pub(crate) fn maintenance_loop(master: Weak<Master>, rx: Receiver<Maintenance>) 
             Ok(Maintenance::Compact(name)) => {
                 if let Some(r) = master.region_named(&name) {
                     if let Ok(true) = r.compact_requested(false) {
+                        master.note_large_rows();
                         let _ = master.janitor(&r.table().name);
                         let _ = master.maybe_split(&r);
                     }
@@ -36,6 +38,7 @@ pub(crate) fn maintenance_loop(master: Weak<Master>, rx: Receiver<Maintenance>) 
             Ok(Maintenance::CompactStores(name)) => {
                 if let Some(r) = master.region_named(&name) {
                     if let Ok(true) = r.compact_requested(true) {
+                        master.note_large_rows();
                         let _ = master.janitor(&r.table().name);
                         let _ = master.maybe_split(&r);
                     }

@@ -41,7 +41,21 @@ impl Master {
     }
 
     /// Creates a table pre-split at `split_keys` (N keys make N+1 regions).
-    pub fn create_table(&self, mut desc: TableDescriptor, split_keys: Vec<Vec<u8>>) -> Result<()> {
+    pub fn create_table(&self, desc: TableDescriptor, split_keys: Vec<Vec<u8>>) -> Result<()> {
+        self.create_table_in(desc, split_keys, false)
+    }
+
+    /// Creates one of the system namespace's own tables.
+    pub(crate) fn create_system_table(&self, desc: TableDescriptor) -> Result<()> {
+        self.create_table_in(desc, Vec::new(), true)
+    }
+
+    fn create_table_in(
+        &self,
+        mut desc: TableDescriptor,
+        split_keys: Vec<Vec<u8>>,
+        system: bool,
+    ) -> Result<()> {
         for f in &mut desc.families {
             if f.versions == 1 && self.config.column_max_version != 1 {
                 f.versions = self.config.column_max_version;
@@ -60,7 +74,7 @@ impl Master {
             .name
             .split_once(':')
             .map_or(super::DEFAULT_NAMESPACE, |(n, _)| n);
-        if ns == cellar_api::SYSTEM_NAMESPACE {
+        if ns == cellar_api::SYSTEM_NAMESPACE && !system {
             return Err(DbError::NamespaceConstraint(format!(
                 "Table {}: the {ns} namespace holds only system tables",
                 desc.name
@@ -255,7 +269,16 @@ impl Master {
         for r in self.locations(name)?.iter().filter_map(|l| l.region().ok()) {
             r.flush_only()?;
         }
+        self.note_large_rows();
         Ok(())
+    }
+
+    /// Records what the last flushes and compactions saw of large rows; a failure is
+    /// logged, the data operation is done.
+    pub(crate) fn note_large_rows(&self) {
+        if let Err(e) = self.sync_large_rows() {
+            tracing::warn!(error = %e, "could not update {}", crate::large_rows::TABLE);
+        }
     }
 
     /// Compacts a table (`major`: every file, dropping deleted and expired cells).
@@ -272,6 +295,7 @@ impl Master {
             out.cells_dropped += o.cells_dropped;
         }
         self.janitor(name)?;
+        self.note_large_rows();
         Ok(out)
     }
 }

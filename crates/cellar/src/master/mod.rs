@@ -122,6 +122,8 @@ pub struct Master {
     /// Serializes taking, deleting and cloning snapshots (and their archive cleanup).
     snapshots: Mutex<()>,
     procedures: ProcedureCounts,
+    /// Serializes writing `cellar:large_rows`.
+    pub(crate) large_rows: Mutex<()>,
 }
 
 /// How many splits and merges the master has completed (for metrics).

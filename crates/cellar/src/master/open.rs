@@ -65,6 +65,7 @@ impl Master {
             ddl: Mutex::new(()),
             snapshots: Mutex::new(()),
             procedures: Default::default(),
+            large_rows: Mutex::new(()),
         };
         master.load_tables(by_region)?;
         crate::snapshot_import::roll_back_unfinished(&master)?;

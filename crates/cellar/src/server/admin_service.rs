@@ -55,6 +55,7 @@ pub fn call(call: &Call<'_>, method: &str) -> CallResult {
             let req: pb::FlushRegionRequest = call.param("FlushRegionRequest")?;
             let r = region(call, &req.region)?;
             let flushed = r.flush().map_err(cellar_api::Error::from)?;
+            call.ctx.db.master().note_large_rows();
             let now = call.ctx.db.region_server().clock().now_millis().max(0) as u64;
             Ok(Reply::new(pb::FlushRegionResponse {
                 last_flush_time: now,
@@ -67,6 +68,7 @@ pub fn call(call: &Call<'_>, method: &str) -> CallResult {
             let r = region(call, &req.region)?;
             r.compact(req.major.unwrap_or(false))
                 .map_err(cellar_api::Error::from)?;
+            call.ctx.db.master().note_large_rows();
             Ok(Reply::new(pb::Empty {}))
         }
         _ => Err(unknown_method("AdminService", method)),

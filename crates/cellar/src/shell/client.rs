@@ -10,16 +10,34 @@ use crate::client::{Admin, Connection, Table};
 pub struct Client {
     conn: Box<dyn Connection>,
     admin: Box<dyn Admin>,
+    limits: (u64, u64),
 }
 
 impl Client {
     pub fn new(conn: Box<dyn Connection>) -> Client {
         let admin = conn.admin();
-        Client { conn, admin }
+        let d = cellar_region::Config::default();
+        Client {
+            conn,
+            admin,
+            limits: (d.max_row_size, d.max_file_size),
+        }
     }
 
     pub fn table(&self, name: &str) -> Result<Box<dyn Table>> {
         self.conn.table(name)
+    }
+
+    /// `hbase.table.max.rowsize` and the region split size the forecasts measure
+    /// against (the connection's configuration; HBase's defaults through a server).
+    pub fn row_limits(&self) -> (u64, u64) {
+        self.limits
+    }
+
+    /// The limits forecasts measure against.
+    pub fn with_row_limits(mut self, max_row_size: u64, split_size: u64) -> Client {
+        self.limits = (max_row_size, split_size);
+        self
     }
 
     pub fn table_exists(&self, name: &str) -> bool {

@@ -7,6 +7,7 @@ mod client;
 mod commands;
 mod ddl;
 mod format;
+mod large_rows;
 pub mod parse;
 mod regions;
 mod snapshots;
@@ -42,7 +43,8 @@ impl<W: Write> Shell<W> {
     /// terminal).
     pub fn new(db: Database, out: W) -> Shell<W> {
         let epoch = db.config().shell_timestamp_epoch;
-        let client = Client::new(Box::new(db.connection().clone()));
+        let client = Client::new(Box::new(db.connection().clone()))
+            .with_row_limits(db.config().max_row_size, db.config().max_file_size);
         let mut shell = Shell::with_client(client, epoch, out);
         shell.db = Some(db);
         shell

@@ -1,0 +1,13 @@
+//! Large rows, kept where users can read them: the system table `cellar:large_rows`
+//! holds one row per (table, row, family) at or above the watch level — its region,
+//! bytes, cells, when first and last seen, its level, and a bounded history of
+//! (time, bytes, cells) — written by the master from what its stores' flushes and
+//! compactions saw ([`sync`]), and read back with forecasts ([`forecast`]) by the shell,
+//! the status page and the metrics, embedded or through a server (it is a table).
+
+pub mod entry;
+pub mod forecast;
+pub mod sync;
+
+pub use entry::{Entry, FAMILY, TABLE};
+pub use forecast::{forecast, Forecast};

@@ -1,0 +1,61 @@
+//! `large_rows ['table']`: the rows `cellar:large_rows` tracks (all families of a row
+//! summed), largest first, with their growth a day and the days until each limit —
+//! 100 MiB, `hbase.table.max.rowsize`, the region split size.
+
+use std::fmt::Write as _;
+
+use cellar_types::to_string_binary;
+
+use super::client::Client;
+use super::commands::{db_err, CmdResult};
+use super::parse::CommandLine;
+use crate::large_rows::{forecast, Entry, TABLE};
+
+fn days(d: Option<f64>) -> String {
+    match d {
+        None => "-".into(),
+        Some(d) if d <= 0.0 => "now".into(),
+        Some(d) => format!("{d:.0}"),
+    }
+}
+
+pub(super) fn large_rows(db: &Client, c: &CommandLine, out: &mut String) -> CmdResult {
+    let only = c.args.first().and_then(|v| v.text());
+    let mut entries = Vec::new();
+    if db.table_exists(TABLE) {
+        let t = db.table(TABLE).map_err(db_err)?;
+        for r in t.scan(&cellar_api::Scan::new()).map_err(db_err)? {
+            let r = r.map_err(db_err)?;
+            if let Some(e) = Entry::from_result(&r) {
+                if only.as_ref().is_none_or(|t| *t == e.table) {
+                    entries.push(e);
+                }
+            }
+        }
+    }
+    let limits = db.row_limits();
+    let rows = forecast(&entries, limits.0, limits.1);
+    let _ = writeln!(
+        out,
+        "TABLE ROW FAMILIES BYTES CELLS GROWTH/DAY DAYS-TO-100MiB DAYS-TO-MAX-ROWSIZE DAYS-TO-SPLIT"
+    );
+    for f in &rows {
+        let families: Vec<String> = f.families.iter().map(|x| to_string_binary(x)).collect();
+        let _ = writeln!(
+            out,
+            " {} {} {} {} {} {} {} {} {}",
+            f.table,
+            to_string_binary(&f.row),
+            families.join(","),
+            f.bytes,
+            f.cells,
+            f.growth_per_day
+                .map_or("-".to_string(), |g| format!("{g:.0}")),
+            days(f.days_to_large),
+            days(f.days_to_max_row),
+            days(f.days_to_split)
+        );
+    }
+    out.push_str(&super::format::rows(rows.len() as u64));
+    Ok(None)
+}

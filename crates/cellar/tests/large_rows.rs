@@ -1,0 +1,218 @@
+#![allow(clippy::unwrap_used)]
+//! Large-row tracking end to end: a row grown day after day through flushes is
+//! recorded in `cellar:large_rows` once it reaches the watch level, moves to the warn
+//! level, keeps a history its forecast reads, is corrected by a major compaction that
+//! sees it whole, and leaves the table when deletes shrink it; rows of every family add
+//! up; a table without large rows makes no entry (and no system table).
+
+use std::path::Path;
+use std::sync::Arc;
+
+use cellar::large_rows::{forecast, Entry, TABLE};
+use cellar::{Database, Options};
+use cellar_api::{Delete, FamilyDescriptor, Put, Scan, TableDescriptor};
+use cellar_io::{ManualClock, MemoryFs};
+use cellar_region::row_sizes::Levels;
+use cellar_region::Config;
+
+const T0: i64 = 1_795_132_800_000;
+const DAY: i64 = 86_400_000;
+
+fn open(clock: Arc<ManualClock>) -> Database {
+    let config = Config {
+        large_row_levels: Levels {
+            watch_bytes: 20_000,
+            watch_cells: 1_000_000,
+            warn_bytes: 60_000,
+            warn_cells: 1_000_000,
+        },
+        ..Config::default()
+    };
+    let opts = Options {
+        fs: Arc::new(MemoryFs::new()),
+        clock,
+        executor: Arc::new(cellar_io::Threads),
+        config,
+        background: false,
+        lock: false,
+    };
+    Database::open_with(Path::new("/db"), opts).unwrap()
+}
+
+fn entries(db: &Database) -> Vec<Entry> {
+    if !db.master().table_exists(TABLE) {
+        return Vec::new();
+    }
+    db.table(TABLE)
+        .unwrap()
+        .scan(&Scan::new())
+        .unwrap()
+        .filter_map(|r| Entry::from_result(&r.unwrap()))
+        .collect()
+}
+
+/// `n` messages of 100 bytes to `user`'s row in families m and a.
+fn messages(db: &Database, user: &str, n: usize, at: i64) {
+    let t = db.table("inbox").unwrap();
+    for i in 0..n {
+        let q = format!("{:020}", at + i as i64);
+        t.put(
+            Put::new(user)
+                .add_column_at("m", q.as_str(), at, vec![b'x'; 100])
+                .add_column_at("a", q.as_str(), at, vec![b'y'; 10]),
+        )
+        .unwrap();
+    }
+}
+
+#[test]
+fn a_growing_row_is_tracked_forecast_and_dropped() {
+    let clock = Arc::new(ManualClock::new(T0));
+    let db = open(clock.clone());
+    db.create_table(
+        TableDescriptor::new("inbox")
+            .with_family(FamilyDescriptor::new("m"))
+            .with_family(FamilyDescriptor::new("a")),
+    )
+    .unwrap();
+    // Light users only: nothing tracked, no system table.
+    for u in 0..20 {
+        messages(&db, &format!("user{u:02}"), 5, T0);
+    }
+    db.flush("inbox").unwrap();
+    assert!(!db.master().table_exists(TABLE), "no large rows, no noise");
+
+    // The heavy user: 50 messages (about 7 KB in m) a day.
+    let mut sizes = Vec::new();
+    for day in 0..12 {
+        clock.set(T0 + day * DAY);
+        messages(&db, "heavy", 50, T0 + day * DAY);
+        db.flush("inbox").unwrap();
+        sizes.push(entries(&db).iter().map(|e| e.bytes).sum::<u64>());
+    }
+    // Not tracked until one write saw it at 20,000 bytes (a compaction sees it whole).
+    assert_eq!(sizes[0], 0);
+    db.compact("inbox", false).unwrap();
+    let e = entries(&db);
+    let m = e.iter().find(|e| e.family == b"m").unwrap();
+    assert_eq!(m.row, b"heavy");
+    assert_eq!(m.level, "warn");
+    let exact: u64 = db
+        .table("inbox")
+        .unwrap()
+        .get(&cellar_api::Get::new("heavy").add_family("m"))
+        .unwrap()
+        .cells
+        .iter()
+        .map(|c| c.serialized_size(false) as u64)
+        .sum();
+    assert!(
+        m.bytes >= exact * 9 / 10 && m.bytes <= exact,
+        "{} vs {exact}",
+        m.bytes
+    );
+    // More days through flushes: deltas add, history grows, the forecast follows.
+    for day in 12..20 {
+        clock.set(T0 + day * DAY);
+        messages(&db, "heavy", 50, T0 + day * DAY);
+        db.flush("inbox").unwrap();
+    }
+    db.compact("inbox", true).unwrap();
+    let e = entries(&db);
+    let m = e.iter().find(|e| e.family == b"m").unwrap();
+    assert_eq!(m.bytes, {
+        let t = db.table("inbox").unwrap();
+        let r = t
+            .get(&cellar_api::Get::new("heavy").add_family("m"))
+            .unwrap();
+        r.cells
+            .iter()
+            .map(|c| c.serialized_size(false) as u64)
+            .sum::<u64>()
+    });
+    assert!(m.history.len() >= 8, "{:?}", m.history);
+    let f = forecast(&e, 1 << 30, 10 << 30);
+    assert_eq!(f.len(), 1, "families add up to one row");
+    assert_eq!(f[0].families.len(), 2);
+    // 50 messages a day in each family.
+    let per_day: f64 = e
+        .iter()
+        .map(|e| 50.0 * e.bytes as f64 / e.cells as f64)
+        .sum();
+    let g = f[0].growth_per_day.unwrap();
+    assert!((g - per_day).abs() < per_day * 0.05, "{g} vs {per_day}");
+    assert!(f[0].days_to_large.unwrap() > 100.0);
+
+    // Deletes shrink it below the watch level: a major compaction drops its entries.
+    db.table("inbox")
+        .unwrap()
+        .delete(Delete::new("heavy"))
+        .unwrap();
+    db.flush("inbox").unwrap();
+    db.compact("inbox", true).unwrap();
+    assert!(entries(&db).is_empty(), "{:?}", entries(&db));
+}
+
+/// The levels come from `cellar.toml` under their key names, and `large_rows` in the
+/// shell lists the tracked rows (families summed) with their forecasts.
+#[test]
+fn the_shell_lists_large_rows_with_levels_from_the_configuration() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(
+        tmp.path().join("cellar.toml"),
+        "\"cellar.largerow.watch.bytes\" = 20000\n\"cellar.largerow.warn.bytes\" = 60000\n",
+    )
+    .unwrap();
+    {
+        let mut o = Options::for_dir(tmp.path()).unwrap();
+        o.background = false;
+        assert_eq!(o.config.large_row_levels.watch_bytes, 20_000);
+        let db = Database::open_with(tmp.path(), o).unwrap();
+        db.create_table(
+            TableDescriptor::new("inbox")
+                .with_family(FamilyDescriptor::new("m"))
+                .with_family(FamilyDescriptor::new("a")),
+        )
+        .unwrap();
+        messages(&db, "heavy", 400, T0);
+        messages(&db, "light", 3, T0);
+        db.flush("inbox").unwrap();
+        db.close().unwrap();
+    }
+    let run = |script: &str| {
+        use std::io::Write;
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_cellar"))
+            .arg("shell")
+            .arg(tmp.path())
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(script.as_bytes())
+            .unwrap();
+        String::from_utf8(child.wait_with_output().unwrap().stdout).unwrap()
+    };
+    let out = run("large_rows\nlarge_rows 'other'\n");
+    let line = out
+        .lines()
+        .find(|l| l.starts_with(" inbox heavy "))
+        .unwrap_or_else(|| panic!("{out}"));
+    let fields: Vec<&str> = line.split_whitespace().collect();
+    assert_eq!(fields[2], "a,m", "{line}");
+    let bytes: u64 = fields[3].parse().unwrap();
+    assert_eq!(fields[4], "800", "{line}");
+    // 400 messages of 100 and 10 bytes with a 20-byte qualifier and 1-byte families.
+    assert_eq!(
+        bytes,
+        400 * (20 + 5 + 1 + 20 + 100) + 400 * (20 + 5 + 1 + 20 + 10)
+    );
+    assert!(!out.contains(" inbox light "), "{out}");
+    assert!(
+        out.contains("1 row(s)") && out.contains("0 row(s)"),
+        "{out}"
+    );
+}
