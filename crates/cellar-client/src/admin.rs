@@ -192,9 +192,21 @@ impl Admin {
             .collect()
     }
 
+    /// Whether the table exists — system tables too, as HBase's `tableExists` (which
+    /// reads the catalog) sees them.
     pub async fn table_exists(&self, name: &str) -> Result<bool> {
         let n = normalize(name);
-        Ok(self.list_tables().await?.contains(&n))
+        let req = pb::GetTableNamesRequest {
+            include_sys_tables: Some(true),
+            ..Default::default()
+        };
+        let r: pb::GetTableNamesResponse = self.conn.master("GetTableNames", &req).await?;
+        for t in &r.table_names {
+            if cellar_protocol::convert::table_name_from_pb(t)?.to_string() == n {
+                return Ok(true);
+            }
+        }
+        Ok(false)
     }
 
     /// Flushes a table: the master's FlushTable procedure (HBase 2.6, Cellar), or on

@@ -5,7 +5,10 @@
 //! sees it whole, and leaves the table when deletes shrink it; rows of every family add
 //! up; a table without large rows makes no entry (and no system table).
 
+use std::io::{Read, Write};
 use std::path::Path;
+
+mod common;
 use std::sync::Arc;
 
 use cellar::large_rows::{forecast, Entry, TABLE};
@@ -215,4 +218,80 @@ fn the_shell_lists_large_rows_with_levels_from_the_configuration() {
         out.contains("1 row(s)") && out.contains("0 row(s)"),
         "{out}"
     );
+}
+
+fn metrics(addr: &str) -> String {
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(std::time::Duration::from_secs(10)))
+        .unwrap();
+    write!(s, "GET /metrics HTTP/1.1\r\nHost: {addr}\r\n\r\n").unwrap();
+    let mut out = String::new();
+    s.read_to_string(&mut out).unwrap();
+    out
+}
+
+/// Through a server: writes and a flush asked over the wire (AdminService) record the
+/// large row; `/metrics` has the largest row's bytes and the rows at each level per
+/// table, and `cellar shell --connect` lists it.
+#[test]
+fn a_server_reports_large_rows_in_metrics_and_its_shell() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(
+        tmp.path().join("cellar.toml"),
+        "\"cellar.largerow.watch.bytes\" = 20000\n\"cellar.largerow.warn.bytes\" = 60000\n",
+    )
+    .unwrap();
+    let server = common::server::ServerProcess::start(tmp.path());
+    use cellar::Connection as _;
+    let conn = cellar::client::RemoteConnection::connect(&server.addr).unwrap();
+    conn.admin()
+        .create_table(
+            TableDescriptor::new("inbox")
+                .with_family(FamilyDescriptor::new("m"))
+                .with_family(FamilyDescriptor::new("a")),
+            vec![b"m".to_vec()],
+        )
+        .unwrap();
+    let t = conn.table("inbox").unwrap();
+    for (user, n) in [("heavy", 500), ("other", 200), ("zlight", 3)] {
+        for i in 0..n {
+            let q = format!("{:020}", T0 + i);
+            t.put(Put::new(user).add_column_at("m", q.as_str(), T0, vec![b'x'; 100]))
+                .unwrap();
+        }
+    }
+    conn.admin().flush("inbox").unwrap();
+    let text = metrics(server.info.as_deref().unwrap());
+    let heavy = 500 * (20 + 5 + 1 + 20 + 100);
+    assert!(
+        text.contains(&format!(
+            "cellar_largerow_largest_bytes{{namespace=\"default\",table=\"inbox\"}} {heavy}"
+        )),
+        "{text}"
+    );
+    for (level, n) in [("watch", 1), ("warn", 1)] {
+        let line = format!(
+            "cellar_largerow_rows{{namespace=\"default\",table=\"inbox\",level=\"{level}\"}} {n}"
+        );
+        assert!(text.contains(&line), "{line} in {text}");
+    }
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_cellar"))
+        .args(["shell", "--connect", &server.addr])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"large_rows 'inbox'\n")
+        .unwrap();
+    let out = String::from_utf8(child.wait_with_output().unwrap().stdout).unwrap();
+    assert!(
+        out.contains(&format!(" inbox heavy m {heavy} 500 ")),
+        "{out}"
+    );
+    assert!(out.contains(" inbox other m "), "{out}");
+    assert!(out.contains("2 row(s)"), "{out}");
 }

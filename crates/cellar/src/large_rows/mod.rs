@@ -11,3 +11,22 @@ pub mod sync;
 
 pub use entry::{Entry, FAMILY, TABLE};
 pub use forecast::{forecast, Forecast};
+
+use crate::client::Connection;
+
+/// Every entry of `cellar:large_rows` (none when the table does not exist yet), of
+/// `table` alone when given.
+pub fn read(conn: &dyn Connection, table: Option<&str>) -> cellar_api::Result<Vec<Entry>> {
+    if !conn.admin().table_exists(TABLE)? {
+        return Ok(Vec::new());
+    }
+    let mut out = Vec::new();
+    for r in conn.table(TABLE)?.scan(&cellar_api::Scan::new())? {
+        if let Some(e) = Entry::from_result(&r?) {
+            if table.is_none_or(|t| t == e.table) {
+                out.push(e);
+            }
+        }
+    }
+    Ok(out)
+}

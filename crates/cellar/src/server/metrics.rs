@@ -127,6 +127,55 @@ fn regions(ctx: &Context) -> Vec<RegionFigures> {
 }
 
 /// The whole `/metrics` page.
+/// Per table: the largest tracked row's bytes (families summed) and the rows at each
+/// large-row level, from `cellar:large_rows`.
+fn large_row_gauges(ctx: &Context, o: &mut Out) {
+    let conn = ctx.db.connection().clone();
+    let entries = crate::large_rows::read(&conn, None).unwrap_or_default();
+    let config = ctx.db.config();
+    let levels = config.large_row_levels;
+    let rows = crate::large_rows::forecast(&entries, config.max_row_size, config.max_file_size);
+    // table -> (largest bytes, rows at watch, rows at warn)
+    let mut per: BTreeMap<&str, (u64, u64, u64)> = BTreeMap::new();
+    for r in &rows {
+        let e = per.entry(&r.table).or_default();
+        e.0 = e.0.max(r.bytes);
+        match levels.level(r.bytes, r.cells) {
+            cellar_region::row_sizes::Level::Warn => e.2 += 1,
+            cellar_region::row_sizes::Level::Watch => e.1 += 1,
+            cellar_region::row_sizes::Level::Below => {}
+        }
+    }
+    o.family(
+        "cellar_largerow_largest_bytes",
+        "gauge",
+        "Bytes of the table's largest tracked row (all families).",
+    );
+    for (t, v) in &per {
+        let (ns, q) = split_name(t);
+        o.sample(
+            "cellar_largerow_largest_bytes",
+            &[("namespace", ns), ("table", q)],
+            v.0 as f64,
+        );
+    }
+    o.family(
+        "cellar_largerow_rows",
+        "gauge",
+        "Rows of the table at each large-row level (cellar.largerow.watch / .warn).",
+    );
+    for (t, v) in &per {
+        let (ns, q) = split_name(t);
+        for (level, n) in [("watch", v.1), ("warn", v.2)] {
+            o.sample(
+                "cellar_largerow_rows",
+                &[("namespace", ns), ("table", q), ("level", level)],
+                n as f64,
+            );
+        }
+    }
+}
+
 pub fn render(ctx: &Context) -> String {
     let mut o = Out(String::new());
     let regions = regions(ctx);
@@ -238,6 +287,7 @@ pub fn render(ctx: &Context) -> String {
             o.sample(&full, &[("namespace", ns), ("table", q)], v[i] as f64);
         }
     }
+    large_row_gauges(ctx, &mut o);
     let procs = ctx.db.master().procedure_counts();
     let wal = ctx.db.wal().stats();
     let c = &ctx.counters;

@@ -24,6 +24,10 @@ impl Client {
         }
     }
 
+    pub fn connection(&self) -> &dyn Connection {
+        self.conn.as_ref()
+    }
+
     pub fn table(&self, name: &str) -> Result<Box<dyn Table>> {
         self.conn.table(name)
     }

@@ -9,7 +9,7 @@ use cellar_types::to_string_binary;
 use super::client::Client;
 use super::commands::{db_err, CmdResult};
 use super::parse::CommandLine;
-use crate::large_rows::{forecast, Entry, TABLE};
+use crate::large_rows::forecast;
 
 fn days(d: Option<f64>) -> String {
     match d {
@@ -21,18 +21,7 @@ fn days(d: Option<f64>) -> String {
 
 pub(super) fn large_rows(db: &Client, c: &CommandLine, out: &mut String) -> CmdResult {
     let only = c.args.first().and_then(|v| v.text());
-    let mut entries = Vec::new();
-    if db.table_exists(TABLE) {
-        let t = db.table(TABLE).map_err(db_err)?;
-        for r in t.scan(&cellar_api::Scan::new()).map_err(db_err)? {
-            let r = r.map_err(db_err)?;
-            if let Some(e) = Entry::from_result(&r) {
-                if only.as_ref().is_none_or(|t| *t == e.table) {
-                    entries.push(e);
-                }
-            }
-        }
-    }
+    let entries = crate::large_rows::read(db.connection(), only.as_deref()).map_err(db_err)?;
     let limits = db.row_limits();
     let rows = forecast(&entries, limits.0, limits.1);
     let _ = writeln!(
