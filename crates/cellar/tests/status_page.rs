@@ -303,3 +303,84 @@ async fn a_full_call_queue_refuses_and_clients_retry() {
     assert_eq!(rows.len(), 32);
     assert_eq!(server.stop(), Some(0));
 }
+
+/// The large rows on the status page, rendered by headless Chromium: the sortable table
+/// with the tracked row, its size-over-time chart as inline SVG, and the alarm of the
+/// region that cannot split linking to the row that keeps it whole.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn large_rows_on_the_status_page_in_headless_chromium() {
+    let Some(browser) = chromium() else {
+        assert!(
+            std::env::var("CELLAR_REQUIRE_COMPAT").as_deref() != Ok("1"),
+            "chromium is missing and CELLAR_REQUIRE_COMPAT=1"
+        );
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("cellar.toml"),
+        "\"cellar.largerow.watch.bytes\" = 20000\n\"cellar.largerow.warn.bytes\" = 60000\n\"hbase.hregion.max.filesize\" = 50000\n",
+    )
+    .unwrap();
+    let server = ServerProcess::start(dir.path());
+    let info = server.info.clone().unwrap();
+    let conn = Connection::connect(&server.addr).await.unwrap();
+    let admin = conn.admin();
+    admin
+        .create_table(
+            TableDescriptor::new("inbox").with_family(FamilyDescriptor::new("m")),
+            vec![],
+        )
+        .await
+        .unwrap();
+    let t = conn.table("inbox");
+    for round in 0..3 {
+        for i in 0..300 {
+            let q = format!("{round}-{i:05}");
+            t.put(Put::new("heavy").add_column("m", q.as_str(), vec![b'x'; 100]))
+                .await
+                .unwrap();
+        }
+        admin.flush("inbox").await.unwrap();
+    }
+    let profile = tempfile::tempdir().unwrap();
+    let out = Command::new(&browser)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-dev-shm-usage",
+            "--no-first-run",
+        ])
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .arg("--dump-dom")
+        .arg(format!("http://{info}/"))
+        .output()
+        .unwrap();
+    let html = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        html.contains("<h2 id=\"large-rows\">Large rows</h2>"),
+        "{html}"
+    );
+    assert!(html.contains("id=\"large-rows-table\""), "{html}");
+    assert!(
+        html.contains("onclick=\"lrSort(3)\""),
+        "sortable headings: {html}"
+    );
+    let row = html
+        .split("<tr id=\"large-row-0\">")
+        .nth(1)
+        .and_then(|r| r.split("</tr>").next())
+        .unwrap_or_else(|| panic!("no tracked row: {html}"));
+    assert!(row.contains("<td>inbox</td><td>heavy</td>"), "{row}");
+    assert!(row.contains("<svg class=\"chart\""), "a chart: {row}");
+    assert!(row.contains("<polyline"), "{row}");
+    // The region over its split size with one row cannot split: its alarm links here.
+    assert!(html.contains("href=\"#large-row-0\">heavy"), "{html}");
+    assert_eq!(server.stop(), Some(0));
+}

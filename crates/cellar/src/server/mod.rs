@@ -27,6 +27,7 @@ mod regions;
 mod scan;
 mod scanners;
 mod status;
+mod status_large_rows;
 mod zookeeper;
 
 use std::net::SocketAddr;

@@ -1,8 +1,9 @@
 //! The status page on the info port: server-rendered HTML with no external assets —
 //! the server and its connections, the tables, every region with its range, sizes and
 //! request counts, the region alarms (over the split size and not splitting, with the
-//! reason; writes blocked by the MemStore limit), and the largest rows the recent
-//! flushes and compactions wrote.
+//! reason; writes blocked by the MemStore limit; links to the region's large rows), the
+//! large rows with their forecasts and charts, and the largest rows the recent flushes
+//! and compactions wrote.
 
 use std::fmt::Write as _;
 use std::sync::atomic::Ordering;
@@ -12,7 +13,7 @@ use cellar_types::to_string_binary;
 
 use super::context::Context;
 
-fn esc(s: &str) -> String {
+pub(super) fn esc(s: &str) -> String {
     let mut o = String::with_capacity(s.len());
     for c in s.chars() {
         match c {
@@ -35,7 +36,7 @@ fn key(k: &[u8]) -> String {
     }
 }
 
-fn size(b: u64) -> String {
+pub(super) fn size(b: u64) -> String {
     const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
     let mut v = b as f64;
     let mut u = 0;
@@ -69,6 +70,12 @@ struct Region {
 pub fn render(ctx: &Context) -> String {
     let master = ctx.db.master();
     let config = ctx.db.config();
+    let conn = ctx.db.connection().clone();
+    let large_rows = crate::large_rows::forecast(
+        &crate::large_rows::read(&conn, None).unwrap_or_default(),
+        config.max_row_size,
+        config.max_file_size,
+    );
     let mut regions = Vec::new();
     let mut largest: Vec<(String, RowSize)> = Vec::new();
     let tables = master.list_tables();
@@ -164,10 +171,30 @@ pub fn render(ctx: &Context) -> String {
     } else {
         h.push_str("<table><tr><th>Table</th><th>Region</th><th>Alarm</th></tr>");
         for r in alarms {
+            // The tracked rows of the region: what keeps a region over its split size
+            // from splitting is a row too wide to cut.
+            let links: Vec<String> = large_rows
+                .iter()
+                .enumerate()
+                .filter(|(_, f)| f.region == r.name)
+                .map(|(i, f)| {
+                    format!(
+                        "<a href=\"#{}\">{} ({})</a>",
+                        super::status_large_rows::anchor(i),
+                        esc(&to_string_binary(&f.row)),
+                        size(f.bytes)
+                    )
+                })
+                .collect();
             for a in &r.alarms {
+                let rows = if links.is_empty() {
+                    String::new()
+                } else {
+                    format!("; large rows: {}", links.join(", "))
+                };
                 let _ = write!(
                     h,
-                    "<tr class=alarm><td>{}</td><td>{}</td><td>{}</td></tr>",
+                    "<tr class=alarm><td>{}</td><td>{}</td><td>{}{rows}</td></tr>",
                     esc(&r.table),
                     esc(&r.name),
                     esc(a)
@@ -194,6 +221,8 @@ pub fn render(ctx: &Context) -> String {
         );
     }
     h.push_str("</table>");
+
+    super::status_large_rows::section(&large_rows, &mut h);
 
     h.push_str("<h2 id=\"largest-rows\">Largest rows in recent flushes and compactions</h2>");
     if largest.is_empty() {
