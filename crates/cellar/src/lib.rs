@@ -5,6 +5,7 @@
 //! that drives a connection.
 
 pub mod bulkload;
+pub mod census;
 pub mod client;
 pub mod database;
 mod error;

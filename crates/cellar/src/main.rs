@@ -7,6 +7,7 @@
 //! tables as HBase's HashTable and SyncTable do.
 
 mod bulk_tool;
+mod census_tool;
 mod hfile_tool;
 mod migrate_tool;
 mod sizing_tool;
@@ -94,6 +95,8 @@ enum Command {
     ExportSnapshot(bulk_tool::ExportSnapshotArgs),
     /// The re-key migration: plan, create, backfill, verify, status.
     Migrate(migrate_tool::MigrateArgs),
+    /// Per-row cells and bytes over a snapshot, the heaviest rows first.
+    Census(census_tool::CensusArgs),
     /// Size a proposed layout: bytes a cell (raw and encoded), rows, row widths, and
     /// when the heaviest row crosses 100 MiB, 1 GiB and the region size.
     Sizing(sizing_tool::SizingArgs),
@@ -237,6 +240,7 @@ fn main() -> ExitCode {
         Command::ExportSnapshot(args) => finish(bulk_tool::export_snapshot(&args)),
         Command::Hashtable(args) => finish(sync_tool::hashtable(&args)),
         Command::Sizing(args) => finish(sizing_tool::run(&args)),
+        Command::Census(args) => finish(census_tool::run(&args)),
         Command::Migrate(args) => match migrate_tool::run(&args) {
             Ok(true) => ExitCode::SUCCESS,
             Ok(false) => ExitCode::from(1),
