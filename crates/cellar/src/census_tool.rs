@@ -199,21 +199,22 @@ fn count(a: &CensusArgs, snap: &cellar::hbase_snapshot::HBaseSnapshot) -> Result
             .offer(&r, |x| x.cells);
         if let Some(d) = &parts_dir {
             let mut w = writers.lock().unwrap_or_else(|e| e.into_inner());
-            if !w.contains_key(&i) {
-                let f = std::fs::File::create(d.join(format!("{i:06}"))).map_err(io)?;
-                w.insert(i, std::io::BufWriter::new(f));
-            }
-            if let Some(f) = w.get_mut(&i) {
-                writeln!(
-                    f,
-                    "{},{},{},{}",
-                    csv_field(&to_string_binary(&r.row)),
-                    r.cells,
-                    r.formula_bytes,
-                    r.serialized_bytes
-                )
-                .map_err(io)?;
-            }
+            let f = match w.entry(i) {
+                std::collections::btree_map::Entry::Occupied(o) => o.into_mut(),
+                std::collections::btree_map::Entry::Vacant(v) => {
+                    let f = std::fs::File::create(d.join(format!("{i:06}"))).map_err(io)?;
+                    v.insert(std::io::BufWriter::new(f))
+                }
+            };
+            writeln!(
+                f,
+                "{},{},{},{}",
+                csv_field(&to_string_binary(&r.row)),
+                r.cells,
+                r.formula_bytes,
+                r.serialized_bytes
+            )
+            .map_err(io)?;
         }
         Ok(())
     };
