@@ -287,6 +287,7 @@ impl Config {
             }
             "hbase.client.scanner.timeout.period" => self.scanner_timeout_ms = positive(key, v)?,
             "cellar.server.scanner.time.limit" => self.scanner_time_limit_ms = uint(key, v)?,
+            "cellar.largerow.tracking" => self.large_row_levels.enabled = boolean(key, v)?,
             "cellar.largerow.watch.bytes" => self.large_row_levels.watch_bytes = positive(key, v)?,
             "cellar.largerow.watch.cells" => self.large_row_levels.watch_cells = positive(key, v)?,
             "cellar.largerow.warn.bytes" => self.large_row_levels.warn_bytes = positive(key, v)?,

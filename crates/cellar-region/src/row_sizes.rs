@@ -18,6 +18,9 @@ pub const KEPT: usize = 10;
 /// The levels of row size that matter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Levels {
+    /// `cellar.largerow.tracking`: whether flushes and compactions track rows at all
+    /// (off only to measure what tracking costs).
+    pub enabled: bool,
     /// Tracked from here (default 10 MiB or 100,000 cells).
     pub watch_bytes: u64,
     pub watch_cells: u64,
@@ -29,6 +32,7 @@ pub struct Levels {
 impl Default for Levels {
     fn default() -> Self {
         Levels {
+            enabled: true,
             watch_bytes: 10 << 20,
             watch_cells: 100_000,
             warn_bytes: 100 << 20,
@@ -277,6 +281,7 @@ mod tests {
 
     fn levels() -> Levels {
         Levels {
+            enabled: true,
             watch_bytes: 1000,
             watch_cells: 100,
             warn_bytes: 10_000,

@@ -561,9 +561,12 @@ impl Store {
             self.levels,
             self.largest.tracked(&self.levels),
         );
+        let track = self.levels.enabled;
         for cell in cells {
             let cell = cell?;
-            sizes.add(cell.row(), crate::row_sizes::cell_bytes(&cell) as usize);
+            if track {
+                sizes.add(cell.row(), crate::row_sizes::cell_bytes(&cell) as usize);
+            }
             w.append(cell)?;
         }
         let _summary = w.close()?;

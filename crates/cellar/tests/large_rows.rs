@@ -24,6 +24,7 @@ const DAY: i64 = 86_400_000;
 fn open(clock: Arc<ManualClock>) -> Database {
     let config = Config {
         large_row_levels: Levels {
+            enabled: true,
             watch_bytes: 20_000,
             watch_cells: 1_000_000,
             warn_bytes: 60_000,

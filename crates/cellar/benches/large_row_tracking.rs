@@ -1,0 +1,110 @@
+//! What large-row tracking costs: flush and major-compaction time of the same data with
+//! `cellar.largerow.tracking` on and off (goal: under 5% slower with it on). The data:
+//! 20 wide rows of 10,000 cells and 100,000 narrow rows of 2 cells, 64-byte values,
+//! flushed in two halves, then major-compacted. Each configuration runs `ROUNDS` times
+//! alternately; the medians and their ratio are printed.
+//!
+//! `cargo bench -p cellar --bench large_row_tracking` (CELLAR_BENCH_QUICK=1: smaller).
+
+// A benchmark measures real time with real threads.
+#![allow(clippy::disallowed_methods)]
+
+use std::time::Instant;
+
+use cellar::{Database, Options};
+use cellar_region::{Config, FamilyDescriptor, Put, TableDescriptor};
+use cellar_wal::Durability;
+
+const ROUNDS: usize = 5;
+
+fn quick() -> bool {
+    std::env::var_os("CELLAR_BENCH_QUICK").is_some()
+}
+
+fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+fn load(db: &Database, half: u32, scale: u32) {
+    let t = db.table("t").expect("table");
+    let value = vec![b'v'; 64];
+    for w in 0..20 {
+        for i in 0..(5_000 / scale) {
+            let q = format!("{half}-{i:06}");
+            t.put(
+                Put::new(format!("wide{w:02}"))
+                    .add_column("d", q.as_str(), value.clone())
+                    .durability(Durability::SkipWal),
+            )
+            .expect("put");
+        }
+    }
+    for r in 0..(100_000 / scale) {
+        t.put(
+            Put::new(format!("narrow{r:07}"))
+                .add_column("d", format!("q{half}").as_str(), value.clone())
+                .durability(Durability::SkipWal),
+        )
+        .expect("put");
+    }
+}
+
+/// (flush seconds, major compaction seconds) of one run.
+fn run(tracking: bool, scale: u32) -> (f64, f64) {
+    let dir = scratch(&format!("tracking-{tracking}"));
+    let mut opts = Options::for_dir(&dir).expect("options");
+    opts.background = false;
+    let mut config = Config {
+        memstore_flush_size: 1 << 30,
+        ..Config::default()
+    };
+    config.large_row_levels.enabled = tracking;
+    config.large_row_levels.watch_bytes = 256 << 10;
+    opts.config = config;
+    let db = Database::open_with(&dir, opts).expect("open");
+    db.create_table(TableDescriptor::new("t").with_family(FamilyDescriptor::new("d")))
+        .expect("create");
+    let mut flush = 0.0;
+    for half in 0..2 {
+        load(&db, half, scale);
+        let start = Instant::now();
+        db.flush("t").expect("flush");
+        flush += start.elapsed().as_secs_f64();
+    }
+    let start = Instant::now();
+    db.compact("t", true).expect("compact");
+    let compact = start.elapsed().as_secs_f64();
+    db.close().expect("close");
+    let _ = std::fs::remove_dir_all(&dir);
+    (flush, compact)
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+fn main() {
+    let scale = if quick() { 10 } else { 1 };
+    let (mut on, mut off) = (Vec::new(), Vec::new());
+    run(true, scale);
+    for _ in 0..ROUNDS {
+        off.push(run(false, scale));
+        on.push(run(true, scale));
+    }
+    for (what, pick) in [
+        ("flush", (|r: &(f64, f64)| r.0) as fn(&(f64, f64)) -> f64),
+        ("major compaction", |r: &(f64, f64)| r.1),
+    ] {
+        let a = median(off.iter().map(pick).collect());
+        let b = median(on.iter().map(pick).collect());
+        println!(
+            "{what}: tracking off {:.1} ms, on {:.1} ms (median of {ROUNDS}): on/off = {:.3}",
+            a * 1e3,
+            b * 1e3,
+            b / a
+        );
+    }
+}
