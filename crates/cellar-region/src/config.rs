@@ -93,6 +93,8 @@ pub struct Config {
     /// `cellar.largerow.watch.bytes` / `.cells`, `cellar.largerow.warn.bytes` / `.cells`:
     /// the levels above which a row is tracked, and warned about.
     pub large_row_levels: crate::row_sizes::Levels,
+    /// `hbase.ipc.warn.response.size` / `.time`, `hbase.regionserver.slowlog.ringbuffer.size`.
+    pub large_log: crate::large_log::LargeLogConfig,
     /// `hbase.zookeeper.quorum`: where a server registers itself (none: no ZooKeeper).
     pub zookeeper_quorum: Option<String>,
     /// `zookeeper.znode.parent`.
@@ -141,6 +143,7 @@ impl Default for Config {
             scanner_timeout_ms: 60_000,
             scanner_time_limit_ms: 0,
             large_row_levels: crate::row_sizes::Levels::default(),
+            large_log: crate::large_log::LargeLogConfig::default(),
             zookeeper_quorum: None,
             znode_parent: "/hbase".into(),
         }
@@ -287,6 +290,11 @@ impl Config {
             }
             "hbase.client.scanner.timeout.period" => self.scanner_timeout_ms = positive(key, v)?,
             "cellar.server.scanner.time.limit" => self.scanner_time_limit_ms = uint(key, v)?,
+            "hbase.ipc.warn.response.size" => self.large_log.size_bytes = positive(key, v)?,
+            "hbase.ipc.warn.response.time" => self.large_log.time_ms = positive(key, v)?,
+            "hbase.regionserver.slowlog.ringbuffer.size" => {
+                self.large_log.capacity = positive(key, v)? as usize
+            }
             "cellar.largerow.tracking" => self.large_row_levels.enabled = boolean(key, v)?,
             "cellar.largerow.watch.bytes" => self.large_row_levels.watch_bytes = positive(key, v)?,
             "cellar.largerow.watch.cells" => self.large_row_levels.watch_cells = positive(key, v)?,

@@ -11,6 +11,7 @@ pub mod cursor;
 pub mod delete_tracker;
 pub mod descriptor;
 mod error;
+pub mod large_log;
 pub mod manifest;
 pub mod matcher;
 pub mod memstore;

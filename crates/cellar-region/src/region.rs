@@ -87,6 +87,8 @@ pub struct RegionContext {
     pub wal: Arc<Wal>,
     pub cache: Option<Arc<BlockCache>>,
     pub maintenance: Option<Sender<Maintenance>>,
+    /// Where reads over the large-response thresholds are logged (the server's ring).
+    pub large_log: Option<Arc<crate::large_log::LargeLog>>,
 }
 
 /// One region.
@@ -656,7 +658,17 @@ impl Region {
 
     /// Opens a scanner over `scan`'s rows (whole rows, no limits).
     pub fn scanner(&self, scan: &Scan) -> Result<RegionScanner> {
-        self.scanner_inner(scan, None)
+        let scanner = self.scanner_inner(scan, None)?;
+        Ok(match &self.ctx.large_log {
+            Some(log) => scanner.with_large_log(crate::scanner::LargeLogHook {
+                log: log.clone(),
+                clock: self.ctx.clock.clone(),
+                table: self.table.name.clone(),
+                region: self.name.clone(),
+                shape: crate::large_log::Shape::of_scan(scan),
+            }),
+            None => scanner,
+        })
     }
 
     /// The region's clock, in milliseconds.
@@ -747,6 +759,7 @@ impl Region {
 
     /// Reads one row (an empty result when it has no cells).
     pub fn get(&self, get: &Get) -> Result<RowResult> {
+        let started = self.ctx.clock.now_millis();
         let scan = get.to_scan();
         let mut scanner = self.scanner_inner(&scan, Some(&get.row))?;
         let mut result = match scanner.next_row()? {
@@ -759,6 +772,20 @@ impl Region {
                 cursor: false,
             },
         };
+        if let Some(log) = &self.ctx.large_log {
+            let now = self.ctx.clock.now_millis();
+            let size: u64 = result.cells.iter().map(crate::row_sizes::cell_bytes).sum();
+            log.note(
+                now,
+                &self.table.name,
+                &self.name,
+                &get.row,
+                &crate::large_log::Shape::of_get(get),
+                size,
+                result.cells.len() as u64,
+                (now - started).max(0) as u64,
+            );
+        }
         if get.check_existence_only {
             result.exists = Some(!result.cells.is_empty());
             result.cells.clear();

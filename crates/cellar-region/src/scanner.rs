@@ -307,6 +307,17 @@ pub struct RegionScanner {
     heartbeat: Option<Vec<u8>>,
     /// Keeps this scanner's read point registered while it is open.
     _reader: Option<ReadPointGuard>,
+    /// Where results over the large-response thresholds are logged.
+    large_log: Option<LargeLogHook>,
+}
+
+/// What a scanner needs to log its large or slow results.
+pub struct LargeLogHook {
+    pub log: std::sync::Arc<crate::large_log::LargeLog>,
+    pub clock: std::sync::Arc<dyn cellar_io::Clock>,
+    pub table: String,
+    pub region: String,
+    pub shape: crate::large_log::Shape,
 }
 
 impl RegionScanner {
@@ -342,6 +353,7 @@ impl RegionScanner {
             done: false,
             heartbeat: None,
             _reader: reader,
+            large_log: None,
         })
     }
 
@@ -352,6 +364,40 @@ impl RegionScanner {
     /// The next Result: a whole row, or — when `limits` allow cutting rows — a fragment
     /// with `partial` set while more cells of the row may follow.
     pub fn next_result(
+        &mut self,
+        limits: &CallLimits,
+        bytes: &mut u64,
+    ) -> Result<Option<RowResult>> {
+        let Some(hook) = self.large_log.take() else {
+            return self.next_result_inner(limits, bytes);
+        };
+        let started = hook.clock.now_millis();
+        let out = self.next_result_inner(limits, bytes);
+        if let Ok(Some(r)) = &out {
+            let size: u64 = r.cells.iter().map(crate::row_sizes::cell_bytes).sum();
+            let now = hook.clock.now_millis();
+            hook.log.note(
+                now,
+                &hook.table,
+                &hook.region,
+                &r.row,
+                &hook.shape,
+                size,
+                r.cells.len() as u64,
+                (now - started).max(0) as u64,
+            );
+        }
+        self.large_log = Some(hook);
+        out
+    }
+
+    /// Logs results over the large-response thresholds to `hook`.
+    pub fn with_large_log(mut self, hook: LargeLogHook) -> RegionScanner {
+        self.large_log = Some(hook);
+        self
+    }
+
+    fn next_result_inner(
         &mut self,
         limits: &CallLimits,
         bytes: &mut u64,

@@ -38,6 +38,7 @@ fn region(versions: u32) -> Region {
         wal: Arc::new(wal),
         cache: None,
         maintenance: None,
+        large_log: None,
     };
     Region::open(
         Path::new("/data/t/r"),

@@ -157,6 +157,7 @@ fn bounded_region(fs: &FaultFs) -> Region {
         wal: Arc::new(wal),
         cache: None,
         maintenance: None,
+        large_log: None,
     };
     Region::open_range(
         Path::new("/db/data/default/t/r2"),

@@ -46,6 +46,8 @@ pub struct RegionServer {
     /// WAL edits of regions not yet opened, replayed when they open (HBase's recovered
     /// edits); kept until a region opens and replays them.
     recovered: Mutex<HashMap<String, Vec<WalEdit>>>,
+    /// Reads over the large-response thresholds, for the shell and the status page.
+    large_log: Arc<cellar_region::large_log::LargeLog>,
 }
 
 fn read<T>(l: &RwLock<T>) -> std::sync::RwLockReadGuard<'_, T> {
@@ -74,7 +76,11 @@ pub struct ServerParts {
 
 impl RegionServer {
     pub fn new(parts: ServerParts) -> RegionServer {
+        let large_log = Arc::new(cellar_region::large_log::LargeLog::new(
+            parts.config.large_log,
+        ));
         RegionServer {
+            large_log,
             name: parts.name,
             root: parts.root,
             fs: parts.fs,
@@ -113,7 +119,13 @@ impl RegionServer {
             wal: self.wal.clone(),
             cache: Some(self.cache.clone()),
             maintenance: self.maintenance.clone(),
+            large_log: Some(self.large_log.clone()),
         }
+    }
+
+    /// The reads over the large-response thresholds, newest first.
+    pub fn large_responses(&self) -> Vec<cellar_region::large_log::LargeResponse> {
+        self.large_log.entries()
     }
 
     /// Hands over WAL edits of regions to replay when they open.

@@ -296,3 +296,83 @@ fn a_server_reports_large_rows_in_metrics_and_its_shell() {
     assert!(out.contains(" inbox other m "), "{out}");
     assert!(out.contains("2 row(s)"), "{out}");
 }
+
+/// The large-response log: a Get of a whole wide row and a scan without a batch go
+/// over `hbase.ipc.warn.response.size` and are logged with their shape and the fix; a
+/// Get of one column and a batched scan are not; the shell lists them newest first.
+#[test]
+fn large_reads_are_logged_with_their_shape_and_the_fix() {
+    let config = Config {
+        large_log: cellar_region::large_log::LargeLogConfig {
+            size_bytes: 5_000,
+            time_ms: 60_000,
+            capacity: 3,
+        },
+        ..Config::default()
+    };
+    let opts = Options {
+        fs: Arc::new(MemoryFs::new()),
+        clock: Arc::new(ManualClock::new(T0)),
+        executor: Arc::new(cellar_io::Threads),
+        config,
+        background: false,
+        lock: false,
+    };
+    let db = Database::open_with(Path::new("/db"), opts).unwrap();
+    db.create_table(TableDescriptor::new("inbox").with_family(FamilyDescriptor::new("m")))
+        .unwrap();
+    let t = db.table("inbox").unwrap();
+    for i in 0..100 {
+        t.put(Put::new("heavy").add_column("m", format!("q{i:03}").as_str(), vec![b'x'; 100]))
+            .unwrap();
+    }
+    use cellar::Connection as _;
+    let conn = db.connection();
+    t.get(&cellar_api::Get::new("heavy").add_column("m", "q001"))
+        .unwrap();
+    assert!(conn.large_responses().unwrap().is_empty());
+    t.get(&cellar_api::Get::new("heavy")).unwrap();
+    let log = conn.large_responses().unwrap();
+    assert_eq!(log.len(), 1);
+    assert_eq!(
+        (log[0].op, log[0].kind.as_str()),
+        ("Get", "responseTooLarge")
+    );
+    assert_eq!(log[0].row, b"heavy");
+    assert_eq!(log[0].cells, 100);
+    assert!(log[0].shape.contains("unrestricted Get"), "{:?}", log[0]);
+    assert!(
+        log[0].advice.contains("ColumnPaginationFilter"),
+        "{:?}",
+        log[0]
+    );
+    let batched: Vec<_> = t
+        .scan(&Scan::new().batch(10))
+        .unwrap()
+        .map(|r| r.unwrap())
+        .collect();
+    assert_eq!(batched.len(), 10);
+    assert_eq!(conn.large_responses().unwrap().len(), 1);
+    let _ = t.scan(&Scan::new()).unwrap().count();
+    let log = conn.large_responses().unwrap();
+    assert_eq!(log.len(), 2);
+    assert_eq!(log[0].op, "Scan");
+    assert!(log[0].shape.contains("no batch"), "{:?}", log[0]);
+    // A bounded ring: three entries at most.
+    for _ in 0..3 {
+        t.get(&cellar_api::Get::new("heavy")).unwrap();
+    }
+    assert_eq!(conn.large_responses().unwrap().len(), 3);
+    let mut out = Vec::new();
+    let mut shell = cellar::shell::Shell::new(db, &mut out);
+    shell
+        .execute("get_largelog_responses {TABLE_NAME => 'inbox', LIMIT => 2}")
+        .unwrap();
+    drop(shell);
+    let text = String::from_utf8(out).unwrap();
+    assert!(
+        text.contains(" responseTooLarge Get table=inbox "),
+        "{text}"
+    );
+    assert!(text.contains("2 row(s)"), "{text}");
+}

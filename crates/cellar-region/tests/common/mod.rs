@@ -62,6 +62,7 @@ pub fn open_region_with(
         wal: wal.clone(),
         cache: Some(cache),
         maintenance,
+        large_log: None,
     };
     let region = Region::open(Path::new("/db/data/default/t/r1"), "r1", table.clone(), ctx)?;
     for e in &edits {

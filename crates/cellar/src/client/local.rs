@@ -77,4 +77,15 @@ impl Connection for Arc<LocalConnection> {
     fn admin(&self) -> Box<dyn Admin> {
         Box::new(LocalAdmin::new(self.clone()))
     }
+
+    fn large_responses(&self) -> Result<Vec<cellar_region::large_log::LargeResponse>> {
+        let mut all: Vec<_> = self
+            .master
+            .servers()
+            .iter()
+            .flat_map(|s| s.large_responses())
+            .collect();
+        all.sort_by_key(|e| std::cmp::Reverse(e.at));
+        Ok(all)
+    }
 }

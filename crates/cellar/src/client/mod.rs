@@ -112,4 +112,11 @@ fn snapshots_unsupported() -> cellar_api::Error {
 pub trait Connection: Send + Sync {
     fn table(&self, name: &str) -> Result<Box<dyn Table>>;
     fn admin(&self) -> Box<dyn Admin>;
+    /// The reads the servers logged as too large or too slow, newest first.
+    fn large_responses(&self) -> Result<Vec<cellar_region::large_log::LargeResponse>> {
+        Err(cellar_api::Error::new(
+            cellar_api::ErrorKind::Unsupported,
+            "this connection does not read the servers' large-response logs",
+        ))
+    }
 }

@@ -223,6 +223,12 @@ pub fn render(ctx: &Context) -> String {
     h.push_str("</table>");
 
     super::status_large_rows::section(&large_rows, &mut h);
+    let responses: Vec<_> = master
+        .servers()
+        .iter()
+        .flat_map(|s| s.large_responses())
+        .collect();
+    super::status_large_rows::responses_section(&responses, &mut h);
 
     h.push_str("<h2 id=\"largest-rows\">Largest rows in recent flushes and compactions</h2>");
     if largest.is_empty() {

@@ -111,6 +111,33 @@ pub fn section(rows: &[Forecast], h: &mut String) {
     h.push_str("</tbody></table>");
 }
 
+/// The reads logged as too large or too slow (HBase's `responseTooLarge` /
+/// `responseTooSlow`), newest first, with the request's shape and the fix.
+pub fn responses_section(entries: &[cellar_region::large_log::LargeResponse], h: &mut String) {
+    h.push_str("<h2 id=\"large-responses\">Large and slow responses</h2>");
+    if entries.is_empty() {
+        h.push_str("<p>None over hbase.ipc.warn.response.size / .time.</p>");
+        return;
+    }
+    h.push_str("<table><tr><th>Kind</th><th>Read</th><th>Table</th><th>Row</th><th>Bytes</th><th>Cells</th><th>ms</th><th>Shape</th><th>Fix</th></tr>");
+    for e in entries {
+        let _ = write!(
+            h,
+            "<tr class=alarm><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=n>{}</td><td class=n>{}</td><td class=n>{}</td><td>{}</td><td>{}</td></tr>",
+            esc(&e.kind),
+            e.op,
+            esc(&e.table),
+            esc(&to_string_binary(&e.row)),
+            size(e.bytes),
+            e.cells,
+            e.millis,
+            esc(&e.shape),
+            esc(&e.advice)
+        );
+    }
+    h.push_str("</table>");
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,0 +1,182 @@
+//! The large-response log (HBase's `responseTooLarge` / `responseTooSlow` slow log):
+//! every read whose one result is over `hbase.ipc.warn.response.size` bytes or took
+//! over `hbase.ipc.warn.response.time` ms is logged with its table, region and row, the
+//! request's shape (a Get of the whole row? a scan without a batch?) and the fix, and
+//! kept in a bounded ring (`hbase.regionserver.slowlog.ringbuffer.size`) the shell
+//! (`get_largelog_responses`) and the status page show.
+
+use std::collections::VecDeque;
+use std::sync::Mutex;
+
+use cellar_api::{Get, Scan};
+
+/// The thresholds and the ring's size.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LargeLogConfig {
+    pub size_bytes: u64,
+    pub time_ms: u64,
+    pub capacity: usize,
+}
+
+impl Default for LargeLogConfig {
+    fn default() -> Self {
+        LargeLogConfig {
+            size_bytes: 100 << 20,
+            time_ms: 10_000,
+            capacity: 256,
+        }
+    }
+}
+
+/// One logged read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LargeResponse {
+    /// When it finished (ms).
+    pub at: i64,
+    pub table: String,
+    pub region: String,
+    pub row: Vec<u8>,
+    /// `Get` or `Scan`.
+    pub op: &'static str,
+    pub bytes: u64,
+    pub cells: u64,
+    pub millis: u64,
+    /// `responseTooLarge` and/or `responseTooSlow`.
+    pub kind: String,
+    /// What the request asked for, and what to change.
+    pub shape: String,
+    pub advice: String,
+}
+
+/// What a read looked like, for the log.
+#[derive(Debug, Clone)]
+pub struct Shape {
+    pub op: &'static str,
+    pub text: String,
+    pub advice: String,
+}
+
+fn paginates(filter: Option<&cellar_api::FilterSpec>) -> bool {
+    matches!(
+        filter,
+        Some(cellar_api::FilterSpec::ColumnPagination { .. })
+    )
+}
+
+impl Shape {
+    pub fn of_get(get: &Get) -> Shape {
+        let restricted = !get.columns.is_empty();
+        let mut text = if restricted {
+            format!("Get of {} famil(ies) named", get.columns.len())
+        } else {
+            "unrestricted Get (every column of the row)".to_string()
+        };
+        if get.max_versions > 1 {
+            text.push_str(&format!(", {} versions", get.max_versions));
+        }
+        let advice = if paginates(get.filter.as_ref()) {
+            "the page is large: ask for fewer columns per page".to_string()
+        } else {
+            "restrict columns, page with setBatch or ColumnPaginationFilter".to_string()
+        };
+        Shape {
+            op: "Get",
+            text,
+            advice,
+        }
+    }
+
+    pub fn of_scan(scan: &Scan) -> Shape {
+        let mut parts = Vec::new();
+        if scan.columns.is_empty() {
+            parts.push("every column".to_string());
+        }
+        if scan.batch.unwrap_or(0) == 0 && !scan.allow_partial_results {
+            parts.push("no batch (whole rows per result)".to_string());
+        } else if let Some(b) = scan.batch {
+            parts.push(format!("batch {b}"));
+        }
+        Shape {
+            op: "Scan",
+            text: format!("Scan with {}", parts.join(", ")),
+            advice: "page wide rows with setBatch (or setAllowPartialResults), restrict columns, or use ColumnPaginationFilter".to_string(),
+        }
+    }
+}
+
+/// The ring.
+#[derive(Debug, Default)]
+pub struct LargeLog {
+    config: LargeLogConfig,
+    ring: Mutex<VecDeque<LargeResponse>>,
+}
+
+impl LargeLog {
+    pub fn new(config: LargeLogConfig) -> LargeLog {
+        LargeLog {
+            config,
+            ring: Mutex::new(VecDeque::new()),
+        }
+    }
+
+    /// Logs the read when it is over a threshold; whether it was.
+    #[allow(clippy::too_many_arguments)]
+    pub fn note(
+        &self,
+        at: i64,
+        table: &str,
+        region: &str,
+        row: &[u8],
+        shape: &Shape,
+        bytes: u64,
+        cells: u64,
+        millis: u64,
+    ) -> bool {
+        let large = bytes > self.config.size_bytes;
+        let slow = millis > self.config.time_ms;
+        if !large && !slow {
+            return false;
+        }
+        let kind = match (large, slow) {
+            (true, true) => "responseTooLarge, responseTooSlow",
+            (true, false) => "responseTooLarge",
+            _ => "responseTooSlow",
+        };
+        tracing::warn!(
+            table,
+            region,
+            row = %cellar_types::to_string_binary(row),
+            bytes,
+            cells,
+            millis,
+            shape = %shape.text,
+            advice = %shape.advice,
+            "({kind}) a {} returned a large or slow result",
+            shape.op
+        );
+        let mut ring = self.ring.lock().unwrap_or_else(|e| e.into_inner());
+        if ring.len() >= self.config.capacity.max(1) {
+            ring.pop_front();
+        }
+        ring.push_back(LargeResponse {
+            at,
+            table: table.to_string(),
+            region: region.to_string(),
+            row: row.to_vec(),
+            op: shape.op,
+            bytes,
+            cells,
+            millis,
+            kind: kind.to_string(),
+            shape: shape.text.clone(),
+            advice: shape.advice.clone(),
+        });
+        true
+    }
+
+    /// The logged reads, newest first.
+    pub fn entries(&self) -> Vec<LargeResponse> {
+        let ring = self.ring.lock().unwrap_or_else(|e| e.into_inner());
+        ring.iter().rev().cloned().collect()
+    }
+}
