@@ -81,15 +81,20 @@ pub struct RowSize {
 }
 
 /// Sums rows as their cells go by; keeps the largest, those at the watch level and
-/// those already tracked (a flush's delta for them counts however small).
+/// those already tracked (a flush's delta for them counts however small). The row being
+/// summed lives in a reused buffer: a row allocates only when it is kept.
 pub struct RowSizeTracker {
     family: Vec<u8>,
     seen: i64,
     whole: bool,
     levels: Levels,
     tracked: HashSet<Vec<u8>>,
-    current: Option<RowSize>,
+    row: Vec<u8>,
+    bytes: u64,
+    cells: u64,
     top: Vec<RowSize>,
+    /// The smallest bytes among `top` once it is full.
+    top_min: u64,
     kept: Vec<RowSize>,
 }
 
@@ -111,46 +116,61 @@ impl RowSizeTracker {
             whole,
             levels,
             tracked,
-            current: None,
+            row: Vec::new(),
+            bytes: 0,
+            cells: 0,
             top: Vec::new(),
+            top_min: 0,
             kept: Vec::new(),
         }
     }
 
     /// Counts one cell (cells arrive in row order).
     pub fn add(&mut self, row: &[u8], bytes: usize) {
-        match &mut self.current {
-            Some(c) if c.row == row => {
-                c.bytes += bytes as u64;
-                c.cells += 1;
-            }
-            _ => {
-                self.finish_row();
-                self.current = Some(RowSize {
-                    row: row.to_vec(),
-                    family: self.family.clone(),
-                    bytes: bytes as u64,
-                    cells: 1,
-                    seen: self.seen,
-                    whole: self.whole,
-                });
-            }
+        if self.cells > 0 && self.row == row {
+            self.bytes += bytes as u64;
+            self.cells += 1;
+            return;
+        }
+        self.finish_row();
+        self.row.clear();
+        self.row.extend_from_slice(row);
+        self.bytes = bytes as u64;
+        self.cells = 1;
+    }
+
+    fn current(&self) -> RowSize {
+        RowSize {
+            row: self.row.clone(),
+            family: self.family.clone(),
+            bytes: self.bytes,
+            cells: self.cells,
+            seen: self.seen,
+            whole: self.whole,
         }
     }
 
     fn finish_row(&mut self) {
-        let Some(c) = self.current.take() else { return };
-        if self.levels.level(c.bytes, c.cells) > Level::Below || self.tracked.contains(&c.row) {
-            self.kept.push(c);
+        if self.cells == 0 {
             return;
         }
-        if self.top.len() < KEPT {
-            self.top.push(c);
-        } else if let Some(min) = self.top.iter_mut().min_by_key(|r| r.bytes) {
-            if c.bytes > min.bytes {
-                *min = c;
+        if self.levels.level(self.bytes, self.cells) > Level::Below
+            || (!self.tracked.is_empty() && self.tracked.contains(&self.row))
+        {
+            self.kept.push(self.current());
+        } else if self.top.len() < KEPT {
+            self.top.push(self.current());
+            if self.top.len() == KEPT {
+                self.top_min = self.top.iter().map(|r| r.bytes).min().unwrap_or(0);
             }
+        } else if self.bytes > self.top_min {
+            let row = self.current();
+            if let Some(min) = self.top.iter_mut().min_by_key(|r| r.bytes) {
+                *min = row;
+            }
+            self.top_min = self.top.iter().map(|r| r.bytes).min().unwrap_or(0);
         }
+        self.cells = 0;
     }
 
     /// The rows worth keeping, largest first.
