@@ -3,7 +3,8 @@
 //! over `hbase.ipc.warn.response.time` ms is logged with its table, region and row, the
 //! request's shape (a Get of the whole row? a scan without a batch?) and the fix, and
 //! kept in a bounded ring (`hbase.regionserver.slowlog.ringbuffer.size`) the shell
-//! (`get_largelog_responses`) and the status page show.
+//! (`get_largelog_responses`) and the status page show. A read that fails with
+//! RowTooBigException is kept there too, with the row and the read that hit it.
 
 use std::collections::VecDeque;
 use std::sync::Mutex;
@@ -154,11 +155,7 @@ impl LargeLog {
             "({kind}) a {} returned a large or slow result",
             shape.op
         );
-        let mut ring = self.ring.lock().unwrap_or_else(|e| e.into_inner());
-        if ring.len() >= self.config.capacity.max(1) {
-            ring.pop_front();
-        }
-        ring.push_back(LargeResponse {
+        self.push(LargeResponse {
             at,
             table: table.to_string(),
             region: region.to_string(),
@@ -172,6 +169,52 @@ impl LargeLog {
             advice: shape.advice.clone(),
         });
         true
+    }
+
+    /// Logs a read that failed with RowTooBigException (always, whatever the
+    /// thresholds).
+    pub fn note_row_too_big(
+        &self,
+        at: i64,
+        table: &str,
+        region: &str,
+        row: &[u8],
+        shape: &Shape,
+        limit: u64,
+    ) {
+        tracing::warn!(
+            table,
+            region,
+            row = %cellar_types::to_string_binary(row),
+            limit,
+            shape = %shape.text,
+            "RowTooBigException: a {} read a row over hbase.table.max.rowsize",
+            shape.op
+        );
+        self.push(LargeResponse {
+            at,
+            table: table.to_string(),
+            region: region.to_string(),
+            row: row.to_vec(),
+            op: shape.op,
+            bytes: limit,
+            cells: 0,
+            millis: 0,
+            kind: "RowTooBigException".to_string(),
+            shape: shape.text.clone(),
+            advice: format!(
+                "the row is over hbase.table.max.rowsize ({limit} bytes): {}",
+                shape.advice
+            ),
+        });
+    }
+
+    fn push(&self, e: LargeResponse) {
+        let mut ring = self.ring.lock().unwrap_or_else(|e| e.into_inner());
+        if ring.len() >= self.config.capacity.max(1) {
+            ring.pop_front();
+        }
+        ring.push_back(e);
     }
 
     /// The logged reads, newest first.

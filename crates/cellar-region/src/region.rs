@@ -762,7 +762,20 @@ impl Region {
         let started = self.ctx.clock.now_millis();
         let scan = get.to_scan();
         let mut scanner = self.scanner_inner(&scan, Some(&get.row))?;
-        let mut result = match scanner.next_row()? {
+        let next = scanner.next_row();
+        if let (Err(RegionError::RowTooBig { row, limit, .. }), Some(log)) =
+            (&next, &self.ctx.large_log)
+        {
+            log.note_row_too_big(
+                self.ctx.clock.now_millis(),
+                &self.table.name,
+                &self.name,
+                row,
+                &crate::large_log::Shape::of_get(get),
+                *limit,
+            );
+        }
+        let mut result = match next? {
             Some(r) if r.row == get.row => r,
             _ => RowResult {
                 row: get.row.clone(),

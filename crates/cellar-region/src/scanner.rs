@@ -373,6 +373,16 @@ impl RegionScanner {
         };
         let started = hook.clock.now_millis();
         let out = self.next_result_inner(limits, bytes);
+        if let Err(RegionError::RowTooBig { row, limit, .. }) = &out {
+            hook.log.note_row_too_big(
+                hook.clock.now_millis(),
+                &hook.table,
+                &hook.region,
+                row,
+                &hook.shape,
+                *limit,
+            );
+        }
         if let Ok(Some(r)) = &out {
             let size: u64 = r.cells.iter().map(crate::row_sizes::cell_bytes).sum();
             let now = hook.clock.now_millis();

@@ -376,3 +376,44 @@ fn large_reads_are_logged_with_their_shape_and_the_fix() {
     );
     assert!(text.contains("2 row(s)"), "{text}");
 }
+
+/// A read that hits RowTooBigException is kept in the same log, with its row and shape.
+#[test]
+fn row_too_big_occurrences_are_logged() {
+    let opts = Options {
+        fs: Arc::new(MemoryFs::new()),
+        clock: Arc::new(ManualClock::new(T0)),
+        executor: Arc::new(cellar_io::Threads),
+        config: Config {
+            max_row_size: 3_000,
+            ..Config::default()
+        },
+        background: false,
+        lock: false,
+    };
+    let db = Database::open_with(Path::new("/db"), opts).unwrap();
+    db.create_table(TableDescriptor::new("inbox").with_family(FamilyDescriptor::new("m")))
+        .unwrap();
+    let t = db.table("inbox").unwrap();
+    for i in 0..100 {
+        t.put(Put::new("heavy").add_column("m", format!("q{i:03}").as_str(), vec![b'x'; 100]))
+            .unwrap();
+    }
+    let e = t.get(&cellar_api::Get::new("heavy")).unwrap_err();
+    assert_eq!(e.kind(), cellar_api::ErrorKind::RowTooBig);
+    assert!(t.scan(&Scan::new()).unwrap().any(|r| r.is_err()));
+    use cellar::Connection as _;
+    let log = db.connection().large_responses().unwrap();
+    assert_eq!(log.len(), 2, "{log:?}");
+    assert!(log
+        .iter()
+        .all(|e| e.kind == "RowTooBigException" && e.row == b"heavy"));
+    assert_eq!(log[0].op, "Scan");
+    assert_eq!(log[1].op, "Get");
+    assert!(
+        log[1]
+            .advice
+            .contains("hbase.table.max.rowsize (3000 bytes)"),
+        "{log:?}"
+    );
+}
