@@ -11,6 +11,7 @@ pub mod database;
 mod error;
 pub mod hashtable;
 pub mod hbase_snapshot;
+pub mod hotspots;
 pub mod large_rows;
 pub mod layout;
 pub mod master;

@@ -147,6 +147,28 @@ fn large_row_gauges(ctx: &Context, o: &mut Out) {
         }
     }
     o.family(
+        "cellar_hot_region_share",
+        "gauge",
+        "Share of its table's requests a hot region serves (only hot regions).",
+    );
+    let master = ctx.db.master();
+    for t in master.list_tables() {
+        let stats = master.list_regions(&t).unwrap_or_default();
+        for h in crate::hotspots::hot_regions(&stats) {
+            let (ns, q) = split_name(&t);
+            o.sample(
+                "cellar_hot_region_share",
+                &[
+                    ("namespace", ns),
+                    ("table", q),
+                    ("region", &h.region),
+                    ("monotonic", if h.monotonic { "true" } else { "false" }),
+                ],
+                h.share,
+            );
+        }
+    }
+    o.family(
         "cellar_largerow_largest_bytes",
         "gauge",
         "Bytes of the table's largest tracked row (all families).",

@@ -88,12 +88,21 @@ pub fn render(ctx: &Context) -> String {
             Vec::new()
         };
         let (mut files, mut mem, mut reads, mut writes) = (0u64, 0u64, 0u64, 0u64);
+        let hot = crate::hotspots::hot_regions(&stats);
         for s in &stats {
             files += s.store_files_size;
             mem += s.memstore_size;
             reads += s.read_requests;
             writes += s.write_requests;
             let mut alarms: Vec<String> = s.alarm.iter().cloned().collect();
+            for h in hot.iter().filter(|h| h.region == s.info.encoded) {
+                alarms.push(format!(
+                    "hot region: {:.0}% of the table's requests, {:.0}% of its writes — {}",
+                    h.share * 100.0,
+                    h.write_share * 100.0,
+                    h.advice
+                ));
+            }
             if let Some(r) = master.region_named(&s.info.encoded) {
                 let limit = r
                     .flush_size()

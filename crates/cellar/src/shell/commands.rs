@@ -175,6 +175,7 @@ pub fn run(db: &Client, c: &CommandLine, out: &mut String, style: &format::Style
         "snapshot" | "list_snapshots" | "delete_snapshot" | "clone_snapshot"
         | "restore_snapshot" => super::snapshots::command(db, c, out),
         "large_rows" => super::large_rows::large_rows(db, c, out),
+        "hotspots" => super::hotspots::hotspots(db, c, out),
         "get_largelog_responses" => super::large_log::get_largelog_responses(db, c, out),
         other => Err(format!("Unknown command '{other}'. Try 'help'.")),
     }

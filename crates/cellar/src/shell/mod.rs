@@ -7,6 +7,7 @@ mod client;
 mod commands;
 mod ddl;
 mod format;
+mod hotspots;
 mod large_log;
 mod large_rows;
 pub mod parse;

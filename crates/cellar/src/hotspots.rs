@@ -1,0 +1,124 @@
+//! Hot regions: a region taking most of its table's requests, found from the request
+//! counts every region keeps. When the hot region is the table's last and takes nearly
+//! every write, the keys grow monotonically (a timestamp or a sequence first) and every
+//! new row lands at the end of the key space — the advice is to lead the row key with
+//! an entity id, or salt it. Works on any connection (the counts are in RegionStats).
+
+use cellar_api::RegionStats;
+
+/// Requests a table needs before its spread is judged.
+pub const MIN_REQUESTS: u64 = 1000;
+/// The share of a table's requests that makes a region hot (and at least 1.5 times an
+/// even share).
+pub const HOT_SHARE: f64 = 0.5;
+/// The share of writes the last region takes when keys grow monotonically.
+pub const MONOTONIC_SHARE: f64 = 0.8;
+
+/// A region taking most of its table's requests.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HotRegion {
+    pub table: String,
+    pub region: String,
+    pub start: Vec<u8>,
+    pub end: Vec<u8>,
+    /// Its share of the table's reads plus writes, and of its writes.
+    pub share: f64,
+    pub write_share: f64,
+    pub requests: u64,
+    /// Every write lands in the last region: monotonic keys.
+    pub monotonic: bool,
+    pub advice: String,
+}
+
+/// The hot regions of one table's regions.
+pub fn hot_regions(regions: &[RegionStats]) -> Vec<HotRegion> {
+    if regions.len() < 2 {
+        return Vec::new();
+    }
+    let total: u64 = regions
+        .iter()
+        .map(|r| r.read_requests + r.write_requests)
+        .sum();
+    let writes: u64 = regions.iter().map(|r| r.write_requests).sum();
+    if total < MIN_REQUESTS {
+        return Vec::new();
+    }
+    let fair = 1.0 / regions.len() as f64;
+    regions
+        .iter()
+        .filter_map(|r| {
+            let n = r.read_requests + r.write_requests;
+            let share = n as f64 / total as f64;
+            if share < HOT_SHARE.max(1.5 * fair) {
+                return None;
+            }
+            let write_share = if writes == 0 {
+                0.0
+            } else {
+                r.write_requests as f64 / writes as f64
+            };
+            let last = r.info.end.is_empty();
+            let monotonic = last && write_share >= MONOTONIC_SHARE && writes >= MIN_REQUESTS / 2;
+            let advice = if monotonic {
+                "every new row lands in the last region: the row keys grow (a timestamp or sequence first); lead the key with an entity id, or salt it".to_string()
+            } else {
+                "one region serves most requests: split it at its busy rows, or spread the keys (salt, hash prefix)".to_string()
+            };
+            Some(HotRegion {
+                table: r.info.table.clone(),
+                region: r.info.encoded.clone(),
+                start: r.info.start.clone(),
+                end: r.info.end.clone(),
+                share,
+                write_share,
+                requests: n,
+                monotonic,
+                advice,
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cellar_api::RegionInfo;
+
+    fn region(start: &str, end: &str, reads: u64, writes: u64) -> RegionStats {
+        RegionStats {
+            info: RegionInfo {
+                table: "t".into(),
+                start: start.as_bytes().to_vec(),
+                end: end.as_bytes().to_vec(),
+                id: 1,
+                encoded: format!("r-{start}"),
+                offline: false,
+            },
+            server: None,
+            store_files: 0,
+            store_files_size: 0,
+            memstore_size: 0,
+            read_requests: reads,
+            write_requests: writes,
+            largest_store_size: 0,
+            split_threshold: 0,
+            split_point: None,
+            alarm: None,
+        }
+    }
+
+    #[test]
+    fn a_region_with_most_requests_is_hot_and_the_last_one_with_every_write_is_monotonic() {
+        let even = [region("", "m", 600, 600), region("m", "", 500, 700)];
+        assert!(hot_regions(&even).is_empty());
+        let hot = [region("", "m", 100, 0), region("m", "", 200, 5000)];
+        let h = hot_regions(&hot);
+        assert_eq!(h.len(), 1);
+        assert!(h[0].monotonic, "{h:?}");
+        assert!(h[0].advice.contains("entity id"));
+        let reads = [region("", "m", 5000, 10), region("m", "", 100, 10)];
+        let h = hot_regions(&reads);
+        assert_eq!((h.len(), h[0].monotonic), (1, false));
+        assert!(hot_regions(&[region("", "m", 10, 0), region("m", "", 0, 100)]).is_empty());
+    }
+}

@@ -1,0 +1,97 @@
+#![allow(clippy::unwrap_used)]
+//! Hot regions: writes whose keys grow (a timestamp first) all land in a table's last
+//! region; the shell's `hotspots`, `/metrics` and the status page's alarms name it, say
+//! the keys are monotonic and advise leading with an entity id or salting. Evenly
+//! spread keys raise nothing.
+
+use std::io::{Read, Write};
+
+mod common;
+
+use cellar::Connection as _;
+use cellar_api::{FamilyDescriptor, Put, TableDescriptor};
+
+fn http_get(addr: &str, path: &str) -> String {
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(std::time::Duration::from_secs(10)))
+        .unwrap();
+    write!(s, "GET {path} HTTP/1.1\r\nHost: {addr}\r\n\r\n").unwrap();
+    let mut out = String::new();
+    s.read_to_string(&mut out).unwrap();
+    out
+}
+
+#[test]
+fn monotonic_keys_make_the_last_region_hot() {
+    let tmp = tempfile::tempdir().unwrap();
+    let server = common::server::ServerProcess::start(tmp.path());
+    let conn = cellar::client::RemoteConnection::connect(&server.addr).unwrap();
+    let admin = conn.admin();
+    for (t, splits) in [("events", ["1700", "1790"]), ("spread", ["3", "6"])] {
+        admin
+            .create_table(
+                TableDescriptor::new(t).with_family(FamilyDescriptor::new("d")),
+                splits.iter().map(|s| s.as_bytes().to_vec()).collect(),
+            )
+            .unwrap();
+    }
+    let events = conn.table("events").unwrap();
+    let spread = conn.table("spread").unwrap();
+    for i in 0..1200u64 {
+        // A timestamp first: every key is past the last split.
+        let ts = 1_795_132_800_000u64 + i;
+        events
+            .put(Put::new(format!("{ts}")).add_column("d", "v", "x"))
+            .unwrap();
+        spread
+            .put(Put::new(format!("{}-{i}", i % 9)).add_column("d", "v", "x"))
+            .unwrap();
+    }
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_cellar"))
+        .args(["shell", "--connect", &server.addr])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"hotspots\nhotspots 'spread'\n")
+        .unwrap();
+    let out = String::from_utf8(child.wait_with_output().unwrap().stdout).unwrap();
+    let line = out
+        .lines()
+        .find(|l| l.starts_with(" events region="))
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(
+        line.contains("[1790, ) requests=1200 share=100% writes=100% monotonic keys"),
+        "{line}"
+    );
+    assert!(
+        line.contains("lead the key with an entity id, or salt it"),
+        "{line}"
+    );
+    assert!(!out.contains(" spread region="), "{out}");
+    assert!(
+        out.contains("1 row(s)") && out.contains("0 row(s)"),
+        "{out}"
+    );
+
+    let info = server.info.clone().unwrap();
+    let metrics = http_get(&info, "/metrics");
+    assert!(
+        metrics.contains("cellar_hot_region_share{namespace=\"default\",table=\"events\","),
+        "{metrics}"
+    );
+    assert!(metrics.contains("monotonic=\"true\"} 1"), "{metrics}");
+    assert!(
+        !metrics.contains("cellar_hot_region_share{namespace=\"default\",table=\"spread\""),
+        "{metrics}"
+    );
+    let page = http_get(&info, "/");
+    assert!(
+        page.contains("hot region: 100% of the table&#39;s requests"),
+        "{page}"
+    );
+}
