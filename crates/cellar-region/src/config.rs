@@ -295,6 +295,9 @@ impl Config {
             "hbase.regionserver.slowlog.ringbuffer.size" => {
                 self.large_log.capacity = positive(key, v)? as usize
             }
+            "cellar.tombstone.warn.cells" => {
+                self.large_row_levels.tombstone_cells = positive(key, v)?
+            }
             "cellar.largerow.tracking" => self.large_row_levels.enabled = boolean(key, v)?,
             "cellar.largerow.watch.bytes" => self.large_row_levels.watch_bytes = positive(key, v)?,
             "cellar.largerow.watch.cells" => self.large_row_levels.watch_cells = positive(key, v)?,

@@ -27,6 +27,9 @@ pub struct Levels {
     /// Warned about from here (default 100 MiB or 1,000,000 cells).
     pub warn_bytes: u64,
     pub warn_cells: u64,
+    /// `cellar.tombstone.warn.cells`: delete markers in one row from which reads of it
+    /// skip enough to matter (default 10,000; a queue kept as a wide row).
+    pub tombstone_cells: u64,
 }
 
 impl Default for Levels {
@@ -37,6 +40,7 @@ impl Default for Levels {
             watch_cells: 100_000,
             warn_bytes: 100 << 20,
             warn_cells: 1_000_000,
+            tombstone_cells: 10_000,
         }
     }
 }
@@ -50,6 +54,16 @@ pub enum Level {
 }
 
 impl Levels {
+    /// Whether a row's delete markers are a build-up worth reporting.
+    pub fn tombstones(&self, deletes: u64) -> bool {
+        deletes >= self.tombstone_cells
+    }
+
+    /// Whether a row is kept for its size or its delete markers.
+    pub fn keeps(&self, r: &RowSize) -> bool {
+        self.level(r.bytes, r.cells) > Level::Below || self.tombstones(r.deletes)
+    }
+
     pub fn level(&self, bytes: u64, cells: u64) -> Level {
         if bytes >= self.warn_bytes || cells >= self.warn_cells {
             Level::Warn
@@ -74,6 +88,8 @@ pub struct RowSize {
     /// KeyValue bytes of the row's cells.
     pub bytes: u64,
     pub cells: u64,
+    /// Delete markers among its cells (reads of the row skip them).
+    pub deletes: u64,
     /// When it was seen (ms).
     pub seen: i64,
     /// Whether a compaction saw it (the whole store) or a flush (only new cells).
@@ -92,6 +108,7 @@ pub struct RowSizeTracker {
     row: Vec<u8>,
     bytes: u64,
     cells: u64,
+    deletes: u64,
     top: Vec<RowSize>,
     /// The smallest bytes among `top` once it is full.
     top_min: u64,
@@ -119,6 +136,7 @@ impl RowSizeTracker {
             row: Vec::new(),
             bytes: 0,
             cells: 0,
+            deletes: 0,
             top: Vec::new(),
             top_min: 0,
             kept: Vec::new(),
@@ -127,9 +145,15 @@ impl RowSizeTracker {
 
     /// Counts one cell (cells arrive in row order).
     pub fn add(&mut self, row: &[u8], bytes: usize) {
+        self.add_cell(row, bytes, false);
+    }
+
+    /// Counts one cell, a delete marker or not.
+    pub fn add_cell(&mut self, row: &[u8], bytes: usize, delete: bool) {
         if self.cells > 0 && self.row == row {
             self.bytes += bytes as u64;
             self.cells += 1;
+            self.deletes += u64::from(delete);
             return;
         }
         self.finish_row();
@@ -137,6 +161,7 @@ impl RowSizeTracker {
         self.row.extend_from_slice(row);
         self.bytes = bytes as u64;
         self.cells = 1;
+        self.deletes = u64::from(delete);
     }
 
     fn current(&self) -> RowSize {
@@ -145,6 +170,7 @@ impl RowSizeTracker {
             family: self.family.clone(),
             bytes: self.bytes,
             cells: self.cells,
+            deletes: self.deletes,
             seen: self.seen,
             whole: self.whole,
         }
@@ -155,6 +181,7 @@ impl RowSizeTracker {
             return;
         }
         if self.levels.level(self.bytes, self.cells) > Level::Below
+            || self.levels.tombstones(self.deletes)
             || (!self.tracked.is_empty() && self.tracked.contains(&self.row))
         {
             self.kept.push(self.current());
@@ -216,7 +243,11 @@ impl LargestRows {
     /// crossed a level up.
     pub fn record(&self, seen: Vec<RowSize>, write: Write, levels: &Levels) -> Vec<Crossing> {
         let mut rows = self.rows.lock().unwrap_or_else(|e| e.into_inner());
-        let before: Vec<(Vec<u8>, Level)> = rows
+        let before: Vec<(Vec<u8>, bool)> = rows
+            .iter()
+            .map(|r| (r.row.clone(), levels.keeps(r)))
+            .collect();
+        let levels_before: Vec<(Vec<u8>, Level)> = rows
             .iter()
             .map(|r| (r.row.clone(), levels.level(r.bytes, r.cells)))
             .collect();
@@ -228,6 +259,7 @@ impl LargestRows {
                     Some(x) if write == Write::Flush => {
                         x.bytes += r.bytes;
                         x.cells += r.cells;
+                        x.deletes += r.deletes;
                         x.seen = r.seen;
                     }
                     Some(x) => {
@@ -244,22 +276,22 @@ impl LargestRows {
         let mut i = 0;
         rows.retain(|r| {
             i += 1;
-            i <= KEPT || levels.level(r.bytes, r.cells) > Level::Below
+            i <= KEPT || levels.keeps(r)
         });
         let mut dropped = self.dropped.lock().unwrap_or_else(|e| e.into_inner());
         for (row, was) in &before {
             let now = rows
                 .iter()
                 .find(|r| r.row == *row)
-                .map_or(Level::Below, |r| levels.level(r.bytes, r.cells));
-            if *was > Level::Below && now == Level::Below {
+                .is_some_and(|r| levels.keeps(r));
+            if *was && !now {
                 dropped.push(row.clone());
             }
         }
         rows.iter()
             .filter_map(|r| {
                 let now = levels.level(r.bytes, r.cells);
-                let was = before
+                let was = levels_before
                     .iter()
                     .find(|(row, _)| *row == r.row)
                     .map_or(Level::Below, |b| b.1);
@@ -281,12 +313,9 @@ impl LargestRows {
         self.rows.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
-    /// The rows at the watch level or above.
+    /// The rows at the watch level or above, or with a build-up of delete markers.
     pub fn over(&self, levels: &Levels) -> Vec<RowSize> {
-        self.get()
-            .into_iter()
-            .filter(|r| levels.level(r.bytes, r.cells) > Level::Below)
-            .collect()
+        self.get().into_iter().filter(|r| levels.keeps(r)).collect()
     }
 
     /// The rows kept for their level (a flush's delta for them always counts).
@@ -306,6 +335,7 @@ mod tests {
             watch_cells: 100,
             warn_bytes: 10_000,
             warn_cells: 1000,
+            tombstone_cells: 50,
         }
     }
 
@@ -343,6 +373,7 @@ mod tests {
                 family: b"f".to_vec(),
                 bytes,
                 cells: 1,
+                deletes: 0,
                 seen: 0,
                 whole: false,
             }]

@@ -565,7 +565,11 @@ impl Store {
         for cell in cells {
             let cell = cell?;
             if track {
-                sizes.add(cell.row(), crate::row_sizes::cell_bytes(&cell) as usize);
+                sizes.add_cell(
+                    cell.row(),
+                    crate::row_sizes::cell_bytes(&cell) as usize,
+                    cell.cell_type().is_delete(),
+                );
             }
             w.append(cell)?;
         }

@@ -4,7 +4,11 @@
 //! new row lands at the end of the key space — the advice is to lead the row key with
 //! an entity id, or salt it. Works on any connection (the counts are in RegionStats).
 
+use std::collections::BTreeMap;
+
 use cellar_api::RegionStats;
+
+use crate::large_rows::Entry;
 
 /// Requests a table needs before its spread is judged.
 pub const MIN_REQUESTS: u64 = 1000;
@@ -77,6 +81,45 @@ pub fn hot_regions(regions: &[RegionStats]) -> Vec<HotRegion> {
             })
         })
         .collect()
+}
+
+/// A row whose reads skip many delete markers (`cellar.tombstone.warn.cells`), all its
+/// tracked families summed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TombstoneRow {
+    pub table: String,
+    pub row: Vec<u8>,
+    pub deletes: u64,
+    pub cells: u64,
+    pub advice: &'static str,
+}
+
+/// What reads of a row full of delete markers should do instead.
+pub const TOMBSTONE_ADVICE: &str = "reads skip every delete marker until a major compaction drops them: a queue kept as a wide row — give the family a TTL so old items expire without deletes, or keep one row per item";
+
+/// The rows of `cellar:large_rows` entries with a build-up of delete markers, most
+/// markers first.
+pub fn tombstone_rows(entries: &[Entry]) -> Vec<TombstoneRow> {
+    let mut rows: BTreeMap<(String, Vec<u8>), (u64, u64, bool)> = BTreeMap::new();
+    for e in entries {
+        let r = rows.entry((e.table.clone(), e.row.clone())).or_default();
+        r.0 += e.deletes;
+        r.1 += e.cells;
+        r.2 |= e.tombstones;
+    }
+    let mut out: Vec<TombstoneRow> = rows
+        .into_iter()
+        .filter(|(_, v)| v.2)
+        .map(|((table, row), (deletes, cells, _))| TombstoneRow {
+            table,
+            row,
+            deletes,
+            cells,
+            advice: TOMBSTONE_ADVICE,
+        })
+        .collect();
+    out.sort_by(|a, b| b.deletes.cmp(&a.deletes).then_with(|| a.row.cmp(&b.row)));
+    out
 }
 
 #[cfg(test)]

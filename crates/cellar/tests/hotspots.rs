@@ -95,3 +95,72 @@ fn monotonic_keys_make_the_last_region_hot() {
         "{page}"
     );
 }
+
+/// A queue kept as a wide row: items appended then deleted as they are taken leave
+/// their delete markers for every read to skip; the row is reported with its marker
+/// count and the advice to use a family TTL, in the shell, `/metrics` and the page.
+#[test]
+fn a_queue_row_full_of_delete_markers_is_reported() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(
+        tmp.path().join("cellar.toml"),
+        "\"cellar.tombstone.warn.cells\" = 100\n",
+    )
+    .unwrap();
+    let server = common::server::ServerProcess::start(tmp.path());
+    let conn = cellar::client::RemoteConnection::connect(&server.addr).unwrap();
+    conn.admin()
+        .create_table(
+            TableDescriptor::new("jobs").with_family(FamilyDescriptor::new("q")),
+            vec![],
+        )
+        .unwrap();
+    let t = conn.table("jobs").unwrap();
+    for i in 0..300 {
+        let item = format!("{i:06}");
+        t.put(Put::new("queue").add_column("q", item.as_str(), "job"))
+            .unwrap();
+        if i < 250 {
+            t.delete(cellar_api::Delete::new("queue").add_columns("q", item.as_str()))
+                .unwrap();
+        }
+    }
+    for i in 0..50 {
+        t.put(Put::new(format!("other{i}")).add_column("q", "x", "y"))
+            .unwrap();
+    }
+    // The flush keeps the 250 markers and the 50 items still queued (the items
+    // deleted are dropped, as HBase's flush drops what a marker masks).
+    conn.admin().flush("jobs").unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_cellar"))
+        .args(["shell", "--connect", &server.addr])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"hotspots 'jobs'\n")
+        .unwrap();
+    let out = String::from_utf8(child.wait_with_output().unwrap().stdout).unwrap();
+    assert!(
+        out.contains(" jobs row=queue tombstones: 250 delete markers of 300 cells: "),
+        "{out}"
+    );
+    assert!(out.contains("give the family a TTL"), "{out}");
+    assert!(!out.contains("row=other"), "{out}");
+    let info = server.info.clone().unwrap();
+    let metrics = http_get(&info, "/metrics");
+    assert!(
+        metrics.contains("cellar_tombstone_rows{namespace=\"default\",table=\"jobs\"} 1"),
+        "{metrics}"
+    );
+    let page = http_get(&info, "/");
+    assert!(page.contains("<h2 id=\"tombstones\">"), "{page}");
+    assert!(
+        page.contains("<td>queue</td><td class=n>250</td>"),
+        "{page}"
+    );
+}

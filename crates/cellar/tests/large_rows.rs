@@ -29,6 +29,7 @@ fn open(clock: Arc<ManualClock>) -> Database {
             watch_cells: 1_000_000,
             warn_bytes: 60_000,
             warn_cells: 1_000_000,
+            tombstone_cells: 1_000_000,
         },
         ..Config::default()
     };

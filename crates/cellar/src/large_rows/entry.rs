@@ -21,10 +21,14 @@ pub struct Entry {
     pub region: String,
     pub bytes: u64,
     pub cells: u64,
+    /// Delete markers among the cells, and whether they are a build-up
+    /// (`cellar.tombstone.warn.cells`).
+    pub deletes: u64,
+    pub tombstones: bool,
     /// First and last seen (ms).
     pub first: i64,
     pub last: i64,
-    /// `watch` or `warn`.
+    /// `watch` or `warn` (`below` for a row kept for its delete markers alone).
     pub level: String,
     /// (time ms, bytes, cells), oldest first.
     pub history: Vec<(i64, u64, u64)>,
@@ -75,6 +79,8 @@ impl Entry {
             region: text(r, "region").unwrap_or_default(),
             bytes: num(r, "bytes")?,
             cells: num(r, "cells")?,
+            deletes: num(r, "deletes").unwrap_or(0),
+            tombstones: text(r, "tombstones").is_some_and(|t| t == "true"),
             first: num(r, "first")?,
             last: num(r, "last")?,
             level: text(r, "level").unwrap_or_default(),
@@ -95,6 +101,8 @@ impl Entry {
             .add_column(FAMILY, "region", self.region.as_str())
             .add_column(FAMILY, "bytes", self.bytes.to_string())
             .add_column(FAMILY, "cells", self.cells.to_string())
+            .add_column(FAMILY, "deletes", self.deletes.to_string())
+            .add_column(FAMILY, "tombstones", self.tombstones.to_string())
             .add_column(FAMILY, "first", self.first.to_string())
             .add_column(FAMILY, "last", self.last.to_string())
             .add_column(FAMILY, "level", self.level.as_str())
@@ -141,6 +149,8 @@ mod tests {
             region: String::new(),
             bytes: 0,
             cells: 0,
+            deletes: 0,
+            tombstones: false,
             first: 0,
             last: 0,
             level: "watch".into(),

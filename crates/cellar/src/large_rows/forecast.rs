@@ -140,6 +140,8 @@ mod tests {
             region: "r1".into(),
             bytes,
             cells,
+            deletes: 0,
+            tombstones: false,
             first: history[0].0,
             last,
             level: "watch".into(),

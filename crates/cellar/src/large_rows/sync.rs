@@ -48,7 +48,8 @@ impl Master {
             let old = Entry::from_result(&sys.get(&Get::new(k.clone()))?);
             let level = match levels.level(r.bytes, r.cells) {
                 Level::Warn => "warn",
-                _ => "watch",
+                Level::Watch => "watch",
+                Level::Below => "below",
             };
             let mut e = old.clone().unwrap_or_else(|| Entry {
                 table: table.clone(),
@@ -57,6 +58,8 @@ impl Master {
                 region: region.clone(),
                 bytes: 0,
                 cells: 0,
+                deletes: 0,
+                tombstones: false,
                 first: r.seen,
                 last: r.seen,
                 level: level.to_string(),
@@ -64,6 +67,8 @@ impl Master {
             });
             e.region = region;
             e.level = level.to_string();
+            e.deletes = r.deletes;
+            e.tombstones = levels.tombstones(r.deletes);
             e.observe(r.seen.max(e.last), r.bytes, r.cells);
             if old.as_ref() == Some(&e) {
                 continue;

@@ -182,6 +182,24 @@ fn large_row_gauges(ctx: &Context, o: &mut Out) {
         );
     }
     o.family(
+        "cellar_tombstone_rows",
+        "gauge",
+        "Rows of the table with a build-up of delete markers (cellar.tombstone.warn.cells).",
+    );
+    let mut tomb: BTreeMap<&str, u64> = BTreeMap::new();
+    let tombstones = crate::hotspots::tombstone_rows(&entries);
+    for t in &tombstones {
+        *tomb.entry(&t.table).or_default() += 1;
+    }
+    for (t, n) in &tomb {
+        let (ns, q) = split_name(t);
+        o.sample(
+            "cellar_tombstone_rows",
+            &[("namespace", ns), ("table", q)],
+            *n as f64,
+        );
+    }
+    o.family(
         "cellar_largerow_rows",
         "gauge",
         "Rows of the table at each large-row level (cellar.largerow.watch / .warn).",

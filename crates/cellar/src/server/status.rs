@@ -71,11 +71,10 @@ pub fn render(ctx: &Context) -> String {
     let master = ctx.db.master();
     let config = ctx.db.config();
     let conn = ctx.db.connection().clone();
-    let large_rows = crate::large_rows::forecast(
-        &crate::large_rows::read(&conn, None).unwrap_or_default(),
-        config.max_row_size,
-        config.max_file_size,
-    );
+    let entries = crate::large_rows::read(&conn, None).unwrap_or_default();
+    let tombstones = crate::hotspots::tombstone_rows(&entries);
+    let large_rows =
+        crate::large_rows::forecast(&entries, config.max_row_size, config.max_file_size);
     let mut regions = Vec::new();
     let mut largest: Vec<(String, RowSize)> = Vec::new();
     let tables = master.list_tables();
@@ -232,6 +231,7 @@ pub fn render(ctx: &Context) -> String {
     h.push_str("</table>");
 
     super::status_large_rows::section(&large_rows, &mut h);
+    super::status_large_rows::tombstones_section(&tombstones, &mut h);
     let responses: Vec<_> = master
         .servers()
         .iter()

@@ -111,6 +111,28 @@ pub fn section(rows: &[Forecast], h: &mut String) {
     h.push_str("</tbody></table>");
 }
 
+/// The rows whose reads skip a build-up of delete markers.
+pub fn tombstones_section(rows: &[crate::hotspots::TombstoneRow], h: &mut String) {
+    h.push_str("<h2 id=\"tombstones\">Delete-marker build-up</h2>");
+    if rows.is_empty() {
+        h.push_str("<p>None over cellar.tombstone.warn.cells.</p>");
+        return;
+    }
+    h.push_str("<table><tr><th>Table</th><th>Row</th><th>Delete markers</th><th>Cells</th><th>Advice</th></tr>");
+    for t in rows {
+        let _ = write!(
+            h,
+            "<tr class=alarm><td>{}</td><td>{}</td><td class=n>{}</td><td class=n>{}</td><td>{}</td></tr>",
+            esc(&t.table),
+            esc(&to_string_binary(&t.row)),
+            t.deletes,
+            t.cells,
+            esc(t.advice)
+        );
+    }
+    h.push_str("</table>");
+}
+
 /// The reads logged as too large or too slow (HBase's `responseTooLarge` /
 /// `responseTooSlow`), newest first, with the request's shape and the fix.
 pub fn responses_section(entries: &[cellar_region::large_log::LargeResponse], h: &mut String) {

@@ -1,5 +1,6 @@
-//! `hotspots ['table']`: the regions taking most of their table's requests, and whether
-//! the keys grow monotonically into the last region, with the advice.
+//! `hotspots ['table']`: the regions taking most of their table's requests (and whether
+//! the keys grow monotonically into the last region), and the rows whose reads skip a
+//! build-up of delete markers, each with the advice.
 
 use std::fmt::Write as _;
 
@@ -10,8 +11,9 @@ use super::commands::{db_err, CmdResult};
 use super::parse::CommandLine;
 
 pub(super) fn hotspots(db: &Client, c: &CommandLine, out: &mut String) -> CmdResult {
-    let tables = match c.args.first().and_then(|v| v.text()) {
-        Some(t) => vec![t],
+    let only = c.args.first().and_then(|v| v.text());
+    let tables = match &only {
+        Some(t) => vec![t.clone()],
         None => db.list_tables(),
     };
     let mut n = 0;
@@ -35,6 +37,19 @@ pub(super) fn hotspots(db: &Client, c: &CommandLine, out: &mut String) -> CmdRes
                 h.advice
             );
         }
+    }
+    let entries = crate::large_rows::read(db.connection(), only.as_deref()).map_err(db_err)?;
+    for t in crate::hotspots::tombstone_rows(&entries) {
+        n += 1;
+        let _ = writeln!(
+            out,
+            " {} row={} tombstones: {} delete markers of {} cells: {}",
+            t.table,
+            to_string_binary(&t.row),
+            t.deletes,
+            t.cells,
+            t.advice
+        );
     }
     out.push_str(&super::format::rows(n));
     Ok(None)
