@@ -723,6 +723,9 @@ impl Region {
                     Some(c) => c.clone(),
                 }
             };
+            if !scan.raw {
+                store.note_read_versions(scan.max_versions);
+            }
             let start = KeyRef::first_on_row(&scan.start_row);
             let cursors = store.cursors(read_point, &start, get_row, scan.cache_blocks)?;
             let heap = if scan.reversed {

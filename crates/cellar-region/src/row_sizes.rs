@@ -109,6 +109,10 @@ pub struct RowSizeTracker {
     bytes: u64,
     cells: u64,
     deletes: u64,
+    /// The column being counted, its versions so far, and the most of any column.
+    column: Vec<u8>,
+    column_versions: u64,
+    max_versions: u64,
     top: Vec<RowSize>,
     /// The smallest bytes among `top` once it is full.
     top_min: u64,
@@ -137,6 +141,9 @@ impl RowSizeTracker {
             bytes: 0,
             cells: 0,
             deletes: 0,
+            column: Vec::new(),
+            column_versions: 0,
+            max_versions: 0,
             top: Vec::new(),
             top_min: 0,
             kept: Vec::new(),
@@ -146,6 +153,28 @@ impl RowSizeTracker {
     /// Counts one cell (cells arrive in row order).
     pub fn add(&mut self, row: &[u8], bytes: usize) {
         self.add_cell(row, bytes, false);
+    }
+
+    /// Counts one cell of the store: its row, its size, and (a put) one more version
+    /// of its column.
+    pub fn add_versioned(&mut self, row: &[u8], qualifier: &[u8], bytes: usize, delete: bool) {
+        let same_row = self.cells > 0 && self.row == row;
+        if !delete {
+            if same_row && self.column_versions > 0 && self.column == qualifier {
+                self.column_versions += 1;
+            } else {
+                self.column.clear();
+                self.column.extend_from_slice(qualifier);
+                self.column_versions = 1;
+            }
+            self.max_versions = self.max_versions.max(self.column_versions);
+        }
+        self.add_cell(row, bytes, delete);
+    }
+
+    /// The most versions of any one column this write held.
+    pub fn max_versions(&self) -> u64 {
+        self.max_versions
     }
 
     /// Counts one cell, a delete marker or not.
@@ -236,6 +265,8 @@ pub struct LargestRows {
     /// Rows that were at the watch level and fell below it (a major compaction saw them
     /// shrink), until taken.
     dropped: Mutex<Vec<Vec<u8>>>,
+    /// The most versions of one column the store holds, as far as its writes showed.
+    versions: std::sync::atomic::AtomicU64,
 }
 
 impl LargestRows {
@@ -301,6 +332,22 @@ impl LargestRows {
                 })
             })
             .collect()
+    }
+
+    /// Takes in the most versions of a column a write held: a major compaction's is the
+    /// store's; a flush or minor compaction can only raise it.
+    pub fn record_versions(&self, versions: u64, write: Write) {
+        use std::sync::atomic::Ordering;
+        if write == Write::Major {
+            self.versions.store(versions, Ordering::Relaxed);
+        } else {
+            self.versions.fetch_max(versions, Ordering::Relaxed);
+        }
+    }
+
+    /// The most versions of one column the store holds.
+    pub fn versions(&self) -> u64 {
+        self.versions.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// The rows that fell below the watch level since last asked.

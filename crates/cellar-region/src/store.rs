@@ -263,6 +263,8 @@ pub struct Store {
     /// large.
     largest: crate::row_sizes::LargestRows,
     levels: crate::row_sizes::Levels,
+    /// The most versions a read of the store has asked for.
+    versions_asked: AtomicU64,
     /// A major compaction was asked for and has not run yet (HBase's `forceMajor`: a
     /// request that finds no files is kept for the next compaction of the store).
     pub(crate) force_major: std::sync::atomic::AtomicBool,
@@ -335,6 +337,7 @@ impl Store {
             manifest,
             largest: Default::default(),
             levels: Default::default(),
+            versions_asked: AtomicU64::new(0),
             force_major: Default::default(),
         })
     }
@@ -358,6 +361,21 @@ impl Store {
     /// The rows that fell below the watch level since last asked.
     pub fn take_dropped_large_rows(&self) -> Vec<Vec<u8>> {
         self.largest.take_dropped()
+    }
+
+    /// The most versions of one column the store holds (as its flushes and compactions
+    /// saw), and the most versions a read of it has asked for (0: no read yet).
+    pub fn versions_stored_and_asked(&self) -> (u64, u64) {
+        (
+            self.largest.versions(),
+            self.versions_asked.load(Ordering::Relaxed),
+        )
+    }
+
+    /// Notes the versions a read asks of this store.
+    pub fn note_read_versions(&self, versions: u32) {
+        self.versions_asked
+            .fetch_max(u64::from(versions), Ordering::Relaxed);
     }
 
     pub fn dir(&self) -> &Path {
@@ -565,8 +583,9 @@ impl Store {
         for cell in cells {
             let cell = cell?;
             if track {
-                sizes.add_cell(
+                sizes.add_versioned(
                     cell.row(),
+                    cell.qualifier(),
                     crate::row_sizes::cell_bytes(&cell) as usize,
                     cell.cell_type().is_delete(),
                 );
@@ -579,6 +598,9 @@ impl Store {
             (false, true) => crate::row_sizes::Write::Flush,
             (false, false) => crate::row_sizes::Write::Minor,
         };
+        if track {
+            self.largest.record_versions(sizes.max_versions(), kind);
+        }
         for up in self.largest.record(sizes.finish(), kind, &self.levels) {
             tracing::warn!(
                 store = %self.dir.display(),

@@ -122,6 +122,58 @@ pub fn tombstone_rows(entries: &[Entry]) -> Vec<TombstoneRow> {
     out
 }
 
+/// A family keeping far more versions than its reads ask for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VersionWaste {
+    pub table: String,
+    pub family: Vec<u8>,
+    /// The most versions of one column its files hold, the most a read asked for, and
+    /// the family's VERSIONS.
+    pub stored: u64,
+    pub asked: u64,
+    pub configured: u32,
+    pub advice: String,
+}
+
+/// Stored versions at least this many times what reads ask for are reported.
+pub const VERSION_RATIO: u64 = 10;
+
+/// The families of this process's regions whose stored versions far exceed what their
+/// reads ask for (known once a read has asked and a flush or compaction has written).
+pub fn version_waste(master: &crate::master::Master) -> Vec<VersionWaste> {
+    let mut per: BTreeMap<(String, Vec<u8>), (u64, u64, u32)> = BTreeMap::new();
+    for server in master.servers() {
+        for region in server.online_regions() {
+            let table = region.table().name.clone();
+            for store in region.stores() {
+                let (stored, asked) = store.versions_stored_and_asked();
+                let e = per
+                    .entry((table.clone(), store.family.name.clone()))
+                    .or_default();
+                e.0 = e.0.max(stored);
+                e.1 = e.1.max(asked);
+                e.2 = store.family.versions;
+            }
+        }
+    }
+    per.into_iter()
+        .filter(|(_, (stored, asked, _))| {
+            *asked > 0 && *stored >= VERSION_RATIO && *stored >= VERSION_RATIO * asked
+        })
+        .map(|((table, family), (stored, asked, configured))| VersionWaste {
+            advice: format!(
+                "reads ask for at most {asked} version(s) of {stored} kept: lower VERSIONS (alter '{table}', {{NAME => '{}', VERSIONS => {asked}}}) or set a TTL",
+                cellar_types::to_string_binary(&family)
+            ),
+            table,
+            family,
+            stored,
+            asked,
+            configured,
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

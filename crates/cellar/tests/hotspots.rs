@@ -164,3 +164,67 @@ fn a_queue_row_full_of_delete_markers_is_reported() {
         "{page}"
     );
 }
+
+/// A family keeping 100 versions while reads ask for the latest: reported (embedded)
+/// with what is kept, what is read and the advice; a family whose reads ask for its
+/// versions is not.
+#[test]
+fn versions_kept_but_never_read_are_reported() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut o = cellar::Options::for_dir(tmp.path()).unwrap();
+    o.background = false;
+    let db = cellar::Database::open_with(tmp.path(), o).unwrap();
+    let mut prices = FamilyDescriptor::new("p");
+    prices.versions = 100;
+    let mut audit = FamilyDescriptor::new("a");
+    audit.versions = 100;
+    db.create_table(
+        TableDescriptor::new("quotes")
+            .with_family(prices)
+            .with_family(audit),
+    )
+    .unwrap();
+    let t = db.table("quotes").unwrap();
+    for v in 0..50i64 {
+        for c in 0..5 {
+            t.put(
+                Put::new("ACME")
+                    .add_column_at("p", format!("c{c}").as_str(), 1000 + v, "1.0")
+                    .add_column_at("a", format!("c{c}").as_str(), 1000 + v, "x"),
+            )
+            .unwrap();
+        }
+    }
+    db.flush("quotes").unwrap();
+    t.get(&cellar_api::Get::new("ACME").add_family("p"))
+        .unwrap();
+    t.get(
+        &cellar_api::Get::new("ACME")
+            .add_family("a")
+            .max_versions(50),
+    )
+    .unwrap();
+    let waste = db.connection().version_waste().unwrap();
+    assert_eq!(waste.len(), 1, "{waste:?}");
+    assert_eq!(
+        (
+            waste[0].family.as_slice(),
+            waste[0].stored,
+            waste[0].asked,
+            waste[0].configured
+        ),
+        (b"p".as_slice(), 50, 1, 100)
+    );
+    let mut out = Vec::new();
+    let mut shell = cellar::shell::Shell::new(db, &mut out);
+    shell.execute("hotspots 'quotes'").unwrap();
+    drop(shell);
+    let text = String::from_utf8(out).unwrap();
+    assert!(
+        text.contains(
+            " quotes family=p versions: up to 50 kept (VERSIONS => 100), reads ask for 1: "
+        ),
+        "{text}"
+    );
+    assert!(text.contains("VERSIONS => 1}"), "{text}");
+}

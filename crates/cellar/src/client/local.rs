@@ -78,6 +78,10 @@ impl Connection for Arc<LocalConnection> {
         Box::new(LocalAdmin::new(self.clone()))
     }
 
+    fn version_waste(&self) -> Result<Vec<crate::hotspots::VersionWaste>> {
+        Ok(crate::hotspots::version_waste(&self.master))
+    }
+
     fn large_responses(&self) -> Result<Vec<cellar_region::large_log::LargeResponse>> {
         let mut all: Vec<_> = self
             .master

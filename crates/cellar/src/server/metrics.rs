@@ -182,6 +182,20 @@ fn large_row_gauges(ctx: &Context, o: &mut Out) {
         );
     }
     o.family(
+        "cellar_family_versions_unread_ratio",
+        "gauge",
+        "Versions a family keeps over the most its reads ask for (families at 10 or more).",
+    );
+    for w in crate::hotspots::version_waste(ctx.db.master()) {
+        let (ns, q) = split_name(&w.table);
+        let fam = cellar_types::to_string_binary(&w.family);
+        o.sample(
+            "cellar_family_versions_unread_ratio",
+            &[("namespace", ns), ("table", q), ("family", &fam)],
+            w.stored as f64 / w.asked.max(1) as f64,
+        );
+    }
+    o.family(
         "cellar_tombstone_rows",
         "gauge",
         "Rows of the table with a build-up of delete markers (cellar.tombstone.warn.cells).",

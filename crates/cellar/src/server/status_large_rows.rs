@@ -133,6 +133,29 @@ pub fn tombstones_section(rows: &[crate::hotspots::TombstoneRow], h: &mut String
     h.push_str("</table>");
 }
 
+/// Families keeping far more versions than their reads ask for.
+pub fn versions_section(rows: &[crate::hotspots::VersionWaste], h: &mut String) {
+    h.push_str("<h2 id=\"versions\">Versions kept and not read</h2>");
+    if rows.is_empty() {
+        h.push_str("<p>None.</p>");
+        return;
+    }
+    h.push_str("<table><tr><th>Table</th><th>Family</th><th>VERSIONS</th><th>Most kept</th><th>Most read</th><th>Advice</th></tr>");
+    for w in rows {
+        let _ = write!(
+            h,
+            "<tr class=alarm><td>{}</td><td>{}</td><td class=n>{}</td><td class=n>{}</td><td class=n>{}</td><td>{}</td></tr>",
+            esc(&w.table),
+            esc(&to_string_binary(&w.family)),
+            w.configured,
+            w.stored,
+            w.asked,
+            esc(&w.advice)
+        );
+    }
+    h.push_str("</table>");
+}
+
 /// The reads logged as too large or too slow (HBase's `responseTooLarge` /
 /// `responseTooSlow`), newest first, with the request's shape and the fix.
 pub fn responses_section(entries: &[cellar_region::large_log::LargeResponse], h: &mut String) {

@@ -51,6 +51,25 @@ pub(super) fn hotspots(db: &Client, c: &CommandLine, out: &mut String) -> CmdRes
             t.advice
         );
     }
+    // Through a server the stores' version counts are not visible; embedded they are.
+    if let Ok(waste) = db.connection().version_waste() {
+        for w in waste
+            .iter()
+            .filter(|w| only.as_ref().is_none_or(|t| *t == w.table))
+        {
+            n += 1;
+            let _ = writeln!(
+                out,
+                " {} family={} versions: up to {} kept (VERSIONS => {}), reads ask for {}: {}",
+                w.table,
+                to_string_binary(&w.family),
+                w.stored,
+                w.configured,
+                w.asked,
+                w.advice
+            );
+        }
+    }
     out.push_str(&super::format::rows(n));
     Ok(None)
 }
