@@ -95,6 +95,10 @@ pub struct Config {
     pub large_row_levels: crate::row_sizes::Levels,
     /// `hbase.ipc.warn.response.size` / `.time`, `hbase.regionserver.slowlog.ringbuffer.size`.
     pub large_log: crate::large_log::LargeLogConfig,
+    /// `cellar.hotrow.waits` / `cellar.hotrow.wait.ms`: lock waits (count, or time in
+    /// all) from which a row is reported hot.
+    pub hot_row_waits: u64,
+    pub hot_row_wait_ms: u64,
     /// `hbase.zookeeper.quorum`: where a server registers itself (none: no ZooKeeper).
     pub zookeeper_quorum: Option<String>,
     /// `zookeeper.znode.parent`.
@@ -144,6 +148,8 @@ impl Default for Config {
             scanner_time_limit_ms: 0,
             large_row_levels: crate::row_sizes::Levels::default(),
             large_log: crate::large_log::LargeLogConfig::default(),
+            hot_row_waits: 100,
+            hot_row_wait_ms: 100,
             zookeeper_quorum: None,
             znode_parent: "/hbase".into(),
         }
@@ -295,6 +301,8 @@ impl Config {
             "hbase.regionserver.slowlog.ringbuffer.size" => {
                 self.large_log.capacity = positive(key, v)? as usize
             }
+            "cellar.hotrow.waits" => self.hot_row_waits = positive(key, v)?,
+            "cellar.hotrow.wait.ms" => self.hot_row_wait_ms = positive(key, v)?,
             "cellar.tombstone.warn.cells" => {
                 self.large_row_levels.tombstone_cells = positive(key, v)?
             }

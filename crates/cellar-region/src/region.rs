@@ -671,6 +671,11 @@ impl Region {
         })
     }
 
+    /// The `n` rows writers waited for most (lock waits, timeouts, RegionTooBusy).
+    pub fn hot_rows(&self, n: usize) -> Vec<(Vec<u8>, crate::row_lock::Contention)> {
+        self.locks.hot_rows(n)
+    }
+
     /// The region's clock, in milliseconds.
     pub fn now_millis(&self) -> i64 {
         self.ctx.clock.now_millis()

@@ -1,8 +1,13 @@
 //! Exclusive row locks with a bounded wait (`hbase.rowlock.wait.duration`). Several rows
 //! are always locked in sorted order, so two multi-row operations cannot deadlock. The
 //! wait is measured on the region's [`Clock`].
+//!
+//! Contention is counted per row — how often a writer had to wait for a row, for how
+//! long, how often it gave up, and how often a write to it was refused as
+//! RegionTooBusy — for the rows that see it most (hot rows: a counter or a
+//! checkAndMutate target many clients write at once).
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::Duration;
 
@@ -11,11 +16,27 @@ use cellar_io::Clock;
 /// The longest a waiter sleeps before it looks at the clock again.
 const RECHECK: Duration = Duration::from_millis(10);
 
+/// Rows whose contention is counted at most (the least contended go first).
+const COUNTED: usize = 256;
+
+/// How contended one row has been.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Contention {
+    /// Lock acquisitions that had to wait, the time they waited (ms), and the waits
+    /// that gave up (RowLockTimeout).
+    pub waits: u64,
+    pub wait_ms: u64,
+    pub timeouts: u64,
+    /// Writes to the row refused as RegionTooBusy.
+    pub busy: u64,
+}
+
 /// The set of locked rows of a region.
 #[derive(Debug, Default)]
 pub struct RowLocks {
     held: Mutex<HashSet<Vec<u8>>>,
     released: Condvar,
+    contention: Mutex<HashMap<Vec<u8>, Contention>>,
 }
 
 /// Holds rows locked until dropped.
@@ -46,11 +67,19 @@ impl RowLocks {
             rows: Vec::with_capacity(sorted.len()),
         };
         for row in sorted {
-            let deadline = clock.monotonic() + wait;
+            let started = clock.monotonic();
+            let deadline = started + wait;
             let mut held = lock(&self.held);
+            let waited = held.contains(&row);
             while held.contains(&row) {
                 let now = clock.monotonic();
                 if now >= deadline {
+                    drop(held);
+                    self.count(&row, |c| {
+                        c.waits += 1;
+                        c.timeouts += 1;
+                        c.wait_ms += (now - started).as_millis() as u64;
+                    });
                     return Err(row);
                 }
                 held = self
@@ -60,9 +89,50 @@ impl RowLocks {
                     .unwrap_or_else(|e| e.into_inner().0);
             }
             held.insert(row.clone());
+            drop(held);
+            if waited {
+                let ms = (clock.monotonic() - started).as_millis() as u64;
+                self.count(&row, |c| {
+                    c.waits += 1;
+                    c.wait_ms += ms;
+                });
+            }
             guard.rows.push(row);
         }
         Ok(guard)
+    }
+
+    fn count(&self, row: &[u8], f: impl FnOnce(&mut Contention)) {
+        let mut m = self.contention.lock().unwrap_or_else(|e| e.into_inner());
+        if !m.contains_key(row) && m.len() >= COUNTED {
+            // Room for the newcomer: the least contended row goes.
+            if let Some(k) = m
+                .iter()
+                .min_by_key(|(_, c)| (c.wait_ms, c.waits + c.busy))
+                .map(|(k, _)| k.clone())
+            {
+                m.remove(&k);
+            }
+        }
+        f(m.entry(row.to_vec()).or_default());
+    }
+
+    /// Counts a write to `row` refused as RegionTooBusy.
+    pub fn note_busy(&self, row: &[u8]) {
+        self.count(row, |c| c.busy += 1);
+    }
+
+    /// The `n` most contended rows, most waited on first.
+    pub fn hot_rows(&self, n: usize) -> Vec<(Vec<u8>, Contention)> {
+        let m = self.contention.lock().unwrap_or_else(|e| e.into_inner());
+        let mut v: Vec<(Vec<u8>, Contention)> = m.iter().map(|(k, c)| (k.clone(), *c)).collect();
+        v.sort_by(|a, b| {
+            (b.1.wait_ms, b.1.waits + b.1.busy)
+                .cmp(&(a.1.wait_ms, a.1.waits + a.1.busy))
+                .then_with(|| a.0.cmp(&b.0))
+        });
+        v.truncate(n);
+        v
     }
 }
 
@@ -81,6 +151,40 @@ impl Drop for RowLockGuard<'_> {
 mod tests {
     use super::*;
     use cellar_io::{ManualClock, SystemClock};
+
+    #[test]
+    fn contention_is_counted_per_row() {
+        let locks = RowLocks::default();
+        let clock = ManualClock::new(0);
+        let g = locks.lock_rows(&[b"hot"], RECHECK, &clock).unwrap();
+        std::thread::scope(|s| {
+            let waiter = s.spawn(|| {
+                locks
+                    .lock_rows(&[b"hot"], Duration::from_secs(1), &clock)
+                    .err()
+            });
+            while !waiter.is_finished() {
+                clock.advance(100);
+                std::thread::yield_now();
+            }
+            assert!(waiter.join().unwrap().is_some());
+        });
+        drop(g);
+        locks.note_busy(b"hot");
+        let _ = locks.lock_rows(&[b"cold"], RECHECK, &clock).unwrap();
+        let hot = locks.hot_rows(10);
+        assert_eq!(hot.len(), 1, "an uncontended lock counts nothing: {hot:?}");
+        assert_eq!(hot[0].0, b"hot");
+        let c = hot[0].1;
+        assert_eq!((c.waits, c.timeouts, c.busy), (1, 1, 1));
+        assert!(c.wait_ms >= 1000, "{c:?}");
+        // Bounded: the least contended go first.
+        for i in 0..(COUNTED + 10) {
+            locks.note_busy(format!("r{i}").as_bytes());
+        }
+        assert_eq!(locks.contention.lock().unwrap().len(), COUNTED);
+        assert_eq!(locks.hot_rows(1)[0].0, b"hot");
+    }
 
     #[test]
     fn a_waiter_times_out_on_the_clock() {

@@ -298,7 +298,10 @@ impl Region {
         if let Some(family) = condition.and_then(|c| c.family()) {
             self.family_checked(family)?;
         }
-        self.check_resources()?;
+        if let Err(e) = self.check_resources() {
+            self.locks.note_busy(row);
+            return Err(e);
+        }
         let guard = self
             .locks
             .lock_rows(
@@ -439,9 +442,14 @@ impl Region {
                 self.family_checked(family)?;
             }
         }
-        self.check_resources()?;
         let mut rows: Vec<&[u8]> = mutations.iter().map(|m| m.row()).collect();
         rows.extend(conditions.iter().map(|(r, _)| r.as_slice()));
+        if let Err(e) = self.check_resources() {
+            for r in &rows {
+                self.locks.note_busy(r);
+            }
+            return Err(e);
+        }
         let guard = self
             .locks
             .lock_rows(

@@ -122,6 +122,50 @@ pub fn tombstone_rows(entries: &[Entry]) -> Vec<TombstoneRow> {
     out
 }
 
+/// A row many writers contend for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HotRow {
+    pub table: String,
+    pub region: String,
+    pub row: Vec<u8>,
+    pub contention: cellar_region::row_lock::Contention,
+    pub advice: &'static str,
+}
+
+/// What to do about a hot row.
+pub const HOT_ROW_ADVICE: &str = "many writers wait for this one row (a counter or a checkAndMutate target): spread it over several rows (a sharded counter summed on read) or combine updates before writing";
+
+/// The rows of this process's regions that writers contend for most: any that timed
+/// out waiting or was refused as RegionTooBusy, or waited long or often
+/// (`cellar.hotrow.wait.ms`, `cellar.hotrow.waits`); most waited on first, ten per
+/// region at most.
+pub fn hot_rows(master: &crate::master::Master) -> Vec<HotRow> {
+    let (waits, wait_ms) = (
+        master.config().hot_row_waits,
+        master.config().hot_row_wait_ms,
+    );
+    let mut out = Vec::new();
+    for server in master.servers() {
+        for region in server.online_regions() {
+            for (row, c) in region.hot_rows(10) {
+                if c.timeouts > 0 || c.busy > 0 || c.wait_ms >= wait_ms || c.waits >= waits {
+                    out.push(HotRow {
+                        table: region.table().name.clone(),
+                        region: region.name().to_string(),
+                        row,
+                        contention: c,
+                        advice: HOT_ROW_ADVICE,
+                    });
+                }
+            }
+        }
+    }
+    out.sort_by(|a, b| {
+        (b.contention.wait_ms, b.contention.waits).cmp(&(a.contention.wait_ms, a.contention.waits))
+    });
+    out
+}
+
 /// A family keeping far more versions than its reads ask for.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct VersionWaste {

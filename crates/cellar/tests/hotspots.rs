@@ -228,3 +228,45 @@ fn versions_kept_but_never_read_are_reported() {
     );
     assert!(text.contains("VERSIONS => 1}"), "{text}");
 }
+
+/// A counter many threads increment at once: writers wait for its row lock, and the
+/// row is reported hot (embedded) with its waits and the advice to shard it.
+#[test]
+fn a_contended_counter_is_a_hot_row() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(
+        tmp.path().join("cellar.toml"),
+        "\"cellar.hotrow.waits\" = 1\n",
+    )
+    .unwrap();
+    let mut o = cellar::Options::for_dir(tmp.path()).unwrap();
+    o.background = false;
+    let db = cellar::Database::open_with(tmp.path(), o).unwrap();
+    db.create_table(TableDescriptor::new("stats").with_family(FamilyDescriptor::new("c")))
+        .unwrap();
+    std::thread::scope(|s| {
+        for _ in 0..8 {
+            s.spawn(|| {
+                let t = db.table("stats").unwrap();
+                for _ in 0..300 {
+                    t.increment(cellar_api::Increment::new("page-views").add_column("c", "n", 1))
+                        .unwrap();
+                }
+            });
+        }
+    });
+    let t = db.table("stats").unwrap();
+    let r = t.get(&cellar_api::Get::new("page-views")).unwrap();
+    assert_eq!(r.value(b"c", b"n"), Some(2400i64.to_be_bytes().as_slice()));
+    let hot = db.connection().hot_rows().unwrap();
+    assert_eq!(hot.len(), 1, "{hot:?}");
+    assert_eq!(hot[0].row, b"page-views");
+    assert!(hot[0].contention.waits > 0);
+    let mut out = Vec::new();
+    let mut shell = cellar::shell::Shell::new(db, &mut out);
+    shell.execute("hotspots").unwrap();
+    drop(shell);
+    let text = String::from_utf8(out).unwrap();
+    assert!(text.contains(" stats row=page-views hot row: "), "{text}");
+    assert!(text.contains("sharded counter"), "{text}");
+}

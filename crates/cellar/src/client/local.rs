@@ -78,6 +78,10 @@ impl Connection for Arc<LocalConnection> {
         Box::new(LocalAdmin::new(self.clone()))
     }
 
+    fn hot_rows(&self) -> Result<Vec<crate::hotspots::HotRow>> {
+        Ok(crate::hotspots::hot_rows(&self.master))
+    }
+
     fn version_waste(&self) -> Result<Vec<crate::hotspots::VersionWaste>> {
         Ok(crate::hotspots::version_waste(&self.master))
     }

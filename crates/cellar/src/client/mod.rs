@@ -112,6 +112,14 @@ fn snapshots_unsupported() -> cellar_api::Error {
 pub trait Connection: Send + Sync {
     fn table(&self, name: &str) -> Result<Box<dyn Table>>;
     fn admin(&self) -> Box<dyn Admin>;
+    /// Rows many writers contend for.
+    fn hot_rows(&self) -> Result<Vec<crate::hotspots::HotRow>> {
+        Err(cellar_api::Error::new(
+            cellar_api::ErrorKind::Unsupported,
+            "this connection does not see the servers' row locks",
+        ))
+    }
+
     /// Families keeping far more versions than their reads ask for.
     fn version_waste(&self) -> Result<Vec<crate::hotspots::VersionWaste>> {
         Err(cellar_api::Error::new(

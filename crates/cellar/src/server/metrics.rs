@@ -182,6 +182,20 @@ fn large_row_gauges(ctx: &Context, o: &mut Out) {
         );
     }
     o.family(
+        "cellar_hot_row_lock_wait_seconds",
+        "gauge",
+        "Time writers waited for the lock of a hot row (the most contended rows only).",
+    );
+    for r in crate::hotspots::hot_rows(ctx.db.master()).iter().take(20) {
+        let (ns, q) = split_name(&r.table);
+        let row = cellar_types::to_string_binary(&r.row);
+        o.sample(
+            "cellar_hot_row_lock_wait_seconds",
+            &[("namespace", ns), ("table", q), ("row", &row)],
+            r.contention.wait_ms as f64 / 1000.0,
+        );
+    }
+    o.family(
         "cellar_family_versions_unread_ratio",
         "gauge",
         "Versions a family keeps over the most its reads ask for (families at 10 or more).",

@@ -232,6 +232,7 @@ pub fn render(ctx: &Context) -> String {
 
     super::status_large_rows::section(&large_rows, &mut h);
     super::status_large_rows::tombstones_section(&tombstones, &mut h);
+    super::status_large_rows::hot_rows_section(&crate::hotspots::hot_rows(master), &mut h);
     super::status_large_rows::versions_section(&crate::hotspots::version_waste(master), &mut h);
     let responses: Vec<_> = master
         .servers()

@@ -133,6 +133,31 @@ pub fn tombstones_section(rows: &[crate::hotspots::TombstoneRow], h: &mut String
     h.push_str("</table>");
 }
 
+/// Rows many writers contend for.
+pub fn hot_rows_section(rows: &[crate::hotspots::HotRow], h: &mut String) {
+    h.push_str("<h2 id=\"hot-rows\">Hot rows</h2>");
+    if rows.is_empty() {
+        h.push_str("<p>None.</p>");
+        return;
+    }
+    h.push_str("<table><tr><th>Table</th><th>Row</th><th>Lock waits</th><th>Waited</th><th>Timed out</th><th>RegionTooBusy</th><th>Advice</th></tr>");
+    for r in rows {
+        let c = r.contention;
+        let _ = write!(
+            h,
+            "<tr class=alarm><td>{}</td><td>{}</td><td class=n>{}</td><td class=n>{} ms</td><td class=n>{}</td><td class=n>{}</td><td>{}</td></tr>",
+            esc(&r.table),
+            esc(&to_string_binary(&r.row)),
+            c.waits,
+            c.wait_ms,
+            c.timeouts,
+            c.busy,
+            esc(r.advice)
+        );
+    }
+    h.push_str("</table>");
+}
+
 /// Families keeping far more versions than their reads ask for.
 pub fn versions_section(rows: &[crate::hotspots::VersionWaste], h: &mut String) {
     h.push_str("<h2 id=\"versions\">Versions kept and not read</h2>");

@@ -51,7 +51,28 @@ pub(super) fn hotspots(db: &Client, c: &CommandLine, out: &mut String) -> CmdRes
             t.advice
         );
     }
-    // Through a server the stores' version counts are not visible; embedded they are.
+    // Through a server the row locks and the stores' version counts are not visible;
+    // embedded they are.
+    if let Ok(rows) = db.connection().hot_rows() {
+        for h in rows
+            .iter()
+            .filter(|h| only.as_ref().is_none_or(|t| *t == h.table))
+        {
+            n += 1;
+            let c = h.contention;
+            let _ = writeln!(
+                out,
+                " {} row={} hot row: {} lock waits ({} ms), {} timed out, {} refused busy: {}",
+                h.table,
+                to_string_binary(&h.row),
+                c.waits,
+                c.wait_ms,
+                c.timeouts,
+                c.busy,
+                h.advice
+            );
+        }
+    }
     if let Ok(waste) = db.connection().version_waste() {
         for w in waste
             .iter()
