@@ -11,6 +11,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "proto/master.proto",
         "proto/admin.proto",
         "proto/snapshot.proto",
+        "proto/slow_log.proto",
     ];
     for f in &files {
         println!("cargo:rerun-if-changed={f}");

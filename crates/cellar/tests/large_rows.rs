@@ -418,3 +418,60 @@ fn row_too_big_occurrences_are_logged() {
         "{log:?}"
     );
 }
+
+/// Through a server: AdminService GetLogEntries carries the large-response log, and
+/// `cellar shell --connect` lists it with the row, the request's shape and the fix.
+#[test]
+fn the_large_response_log_through_a_server() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(
+        tmp.path().join("cellar.toml"),
+        "\"hbase.ipc.warn.response.size\" = 5000\n",
+    )
+    .unwrap();
+    let server = common::server::ServerProcess::start(tmp.path());
+    use cellar::Connection as _;
+    let conn = cellar::client::RemoteConnection::connect(&server.addr).unwrap();
+    conn.admin()
+        .create_table(
+            TableDescriptor::new("inbox").with_family(FamilyDescriptor::new("m")),
+            vec![],
+        )
+        .unwrap();
+    let t = conn.table("inbox").unwrap();
+    for i in 0..100 {
+        t.put(Put::new("heavy").add_column("m", format!("q{i:03}").as_str(), vec![b'x'; 100]))
+            .unwrap();
+    }
+    t.get(&cellar_api::Get::new("heavy").add_column("m", "q001"))
+        .unwrap();
+    t.get(&cellar_api::Get::new("heavy")).unwrap();
+    let log = conn.large_responses().unwrap();
+    assert_eq!(log.len(), 1, "{log:?}");
+    assert_eq!(
+        (log[0].op, log[0].row.as_slice()),
+        ("Get", b"heavy".as_slice())
+    );
+    assert_eq!(log[0].table, "inbox");
+    assert_eq!(log[0].cells, 100);
+    assert!(log[0].shape.contains("unrestricted Get"), "{log:?}");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_cellar"))
+        .args(["shell", "--connect", &server.addr])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"get_largelog_responses\n")
+        .unwrap();
+    let out = String::from_utf8(child.wait_with_output().unwrap().stdout).unwrap();
+    assert!(out.contains(" responseTooLarge Get table=inbox "), "{out}");
+    assert!(
+        out.contains("row=heavy") && out.contains("ColumnPaginationFilter"),
+        "{out}"
+    );
+    assert!(out.contains("1 row(s)"), "{out}");
+}

@@ -98,6 +98,22 @@ impl Connection for RemoteConnection {
             admin: self.conn.admin(),
         })
     }
+
+    /// The servers' large and slow logs (AdminService GetLogEntries), read back into
+    /// entries: a Cellar server's `param` names the table, row, shape and fix; another
+    /// server's is kept whole as the shape.
+    fn large_responses(&self) -> Result<Vec<cellar_region::large_log::LargeResponse>> {
+        let admin = self.conn.admin();
+        let mut records = self.rt.block_on(admin.log_entries(true, 256, None))?;
+        for r in self.rt.block_on(admin.log_entries(false, 256, None))? {
+            if !records.contains(&r) {
+                records.push(r);
+            }
+        }
+        let mut out: Vec<_> = records.into_iter().map(record_to_entry).collect();
+        out.sort_by_key(|e| std::cmp::Reverse(e.at));
+        Ok(out)
+    }
 }
 
 struct RemoteTable {
@@ -294,5 +310,40 @@ impl Admin for RemoteAdmin {
 
     fn restore_snapshot(&self, name: &str) -> Result<()> {
         self.rt.block_on(self.admin.restore_snapshot(name))
+    }
+}
+
+/// A logged call as a large-response entry.
+fn record_to_entry(r: cellar_client::LogRecord) -> cellar_region::large_log::LargeResponse {
+    let mut fields = std::collections::HashMap::new();
+    for part in r.param.split("; ") {
+        if let Some((k, v)) = part.split_once('=') {
+            fields.insert(k.to_string(), v.to_string());
+        }
+    }
+    let get = |k: &str| fields.get(k).cloned();
+    cellar_region::large_log::LargeResponse {
+        at: r.start_time + i64::from(r.processing_ms),
+        table: get("table").unwrap_or_default(),
+        region: r.region,
+        row: get("row")
+            .and_then(|t| cellar_types::from_string_binary(&t).ok())
+            .unwrap_or_default(),
+        op: match r.method.as_str() {
+            "Get" => "Get",
+            "Scan" => "Scan",
+            "Multi" => "Multi",
+            _ => "Call",
+        },
+        bytes: r.response_size.max(0) as u64,
+        cells: get("cells").and_then(|c| c.parse().ok()).unwrap_or(0),
+        millis: r.processing_ms.max(0) as u64,
+        kind: get("kind").unwrap_or_else(|| match r.kind.as_str() {
+            "LARGE_LOG" => "responseTooLarge".to_string(),
+            "ALL" => "responseTooLarge, responseTooSlow".to_string(),
+            _ => "responseTooSlow".to_string(),
+        }),
+        shape: get("shape").unwrap_or_else(|| r.param.clone()),
+        advice: get("fix").unwrap_or_default(),
     }
 }

@@ -71,6 +71,9 @@ pub fn call(call: &Call<'_>, method: &str) -> CallResult {
             call.ctx.db.master().note_large_rows();
             Ok(Reply::new(pb::Empty {}))
         }
+        "GetLogEntries" => Ok(Reply::new(super::log_entries::get_log_entries(call)?)),
+        "GetLargeLogResponses" => Ok(Reply::new(super::log_entries::get_responses(call, true)?)),
+        "GetSlowLogResponses" => Ok(Reply::new(super::log_entries::get_responses(call, false)?)),
         _ => Err(unknown_method("AdminService", method)),
     }
 }

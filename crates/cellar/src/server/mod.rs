@@ -16,6 +16,7 @@ mod connection;
 mod context;
 mod dispatch;
 mod http;
+mod log_entries;
 mod master_procedures;
 mod master_service;
 mod master_snapshots;
