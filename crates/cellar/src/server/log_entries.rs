@@ -38,12 +38,15 @@ pub fn param(e: &LargeResponse) -> String {
     )
 }
 
+/// One of a request's filters.
+type Filter = Box<dyn Fn(&LargeResponse) -> bool>;
+
 /// The entries a request selects, as payloads.
 pub fn select(entries: &[LargeResponse], req: &pb::SlowLogResponseRequest) -> pb::SlowLogResponses {
     use pb::slow_log_response_request::{FilterByOperator, LogType};
     let want_large = req.log_type == Some(LogType::LargeLog as i32);
     let and = req.filter_by_operator == Some(FilterByOperator::And as i32);
-    let filters: Vec<Box<dyn Fn(&LargeResponse) -> bool>> = [
+    let filters: Vec<Filter> = [
         req.table_name.clone().filter(|t| !t.is_empty()).map(|t| {
             Box::new(move |e: &LargeResponse| e.table == t) as Box<dyn Fn(&LargeResponse) -> bool>
         }),
