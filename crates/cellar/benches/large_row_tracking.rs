@@ -113,6 +113,7 @@ fn main() {
         for (phase, pick) in [
             ("flush", (|r: &(f64, f64)| r.0) as fn(&(f64, f64)) -> f64),
             ("major compaction", |r: &(f64, f64)| r.1),
+            ("both", |r: &(f64, f64)| r.0 + r.1),
         ] {
             let a = median(off.iter().map(pick).collect());
             let b = median(on.iter().map(pick).collect());
