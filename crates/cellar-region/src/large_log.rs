@@ -105,18 +105,23 @@ impl Shape {
     }
 }
 
-/// The ring.
+/// The ring, and how many reads of each kind it has seen in all.
 #[derive(Debug, Default)]
 pub struct LargeLog {
     config: LargeLogConfig,
     ring: Mutex<VecDeque<LargeResponse>>,
+    /// Reads over the size threshold, over the time threshold, and refused as
+    /// RowTooBigException, since the server started.
+    pub too_large: std::sync::atomic::AtomicU64,
+    pub too_slow: std::sync::atomic::AtomicU64,
+    pub row_too_big: std::sync::atomic::AtomicU64,
 }
 
 impl LargeLog {
     pub fn new(config: LargeLogConfig) -> LargeLog {
         LargeLog {
             config,
-            ring: Mutex::new(VecDeque::new()),
+            ..Default::default()
         }
     }
 
@@ -137,6 +142,13 @@ impl LargeLog {
         let slow = millis > self.config.time_ms;
         if !large && !slow {
             return false;
+        }
+        use std::sync::atomic::Ordering::Relaxed;
+        if large {
+            self.too_large.fetch_add(1, Relaxed);
+        }
+        if slow {
+            self.too_slow.fetch_add(1, Relaxed);
         }
         let kind = match (large, slow) {
             (true, true) => "responseTooLarge, responseTooSlow",
@@ -182,6 +194,8 @@ impl LargeLog {
         shape: &Shape,
         limit: u64,
     ) {
+        self.row_too_big
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         tracing::warn!(
             table,
             region,

@@ -123,6 +123,11 @@ impl RegionServer {
         }
     }
 
+    /// The server's large-response log (its ring and counts).
+    pub fn large_log(&self) -> &cellar_region::large_log::LargeLog {
+        &self.large_log
+    }
+
     /// The reads over the large-response thresholds, newest first.
     pub fn large_responses(&self) -> Vec<cellar_region::large_log::LargeResponse> {
         self.large_log.entries()

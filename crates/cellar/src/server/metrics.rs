@@ -356,6 +356,27 @@ pub fn render(ctx: &Context) -> String {
         }
     }
     large_row_gauges(ctx, &mut o);
+    let log = ctx.db.region_server().large_log();
+    for (name, help, v) in [
+        (
+            "hbase_regionserver_responseTooLarge",
+            "Reads whose result was over hbase.ipc.warn.response.size.",
+            &log.too_large,
+        ),
+        (
+            "hbase_regionserver_responseTooSlow",
+            "Reads that took over hbase.ipc.warn.response.time.",
+            &log.too_slow,
+        ),
+        (
+            "cellar_row_too_big_total",
+            "Reads refused with RowTooBigException (hbase.table.max.rowsize).",
+            &log.row_too_big,
+        ),
+    ] {
+        o.family(name, "counter", help);
+        o.sample(name, &[], v.load(Ordering::Relaxed) as f64);
+    }
     let procs = ctx.db.master().procedure_counts();
     let wal = ctx.db.wal().stats();
     let c = &ctx.counters;
