@@ -210,3 +210,64 @@ fn the_hbase_shell_prints_the_same_on_hbase_and_cellar() {
         panic!("cellar shell prints differently from the HBase shell at {d}");
     }
 }
+
+/// HBase's own shell reads Cellar's large-response log: `get_largelog_responses` asks
+/// every region server with AdminService GetLogEntries and prints what Cellar logged —
+/// the Get of a whole wide row, with its row, shape and fix.
+#[test]
+fn the_hbase_shell_reads_cellars_large_response_log() {
+    let Some(cp) = shell_classpath() else {
+        assert!(
+            !required(),
+            "compat/hbase-shell is not resolved and CELLAR_REQUIRE_COMPAT=1"
+        );
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("cellar.toml"),
+        "\"hbase.ipc.warn.response.size\" = 5000\n",
+    )
+    .unwrap();
+    let cellar = ServerProcess::start(dir.path());
+    let script_dir = tempfile::tempdir().unwrap();
+    let script = script_dir.path().join("largelog.rb");
+    std::fs::write(
+        &script,
+        "create 'inbox', 'm'\n\
+         (0...100).each { |i| put 'inbox', 'heavy', \"m:q#{format('%03d', i)}\", 'x' * 100 }\n\
+         get 'inbox', 'heavy', {COLUMN => 'm:q001'}\n\
+         get 'inbox', 'heavy'\n\
+         get_largelog_responses '*'\n\
+         exit\n",
+    )
+    .unwrap();
+    let out = hbase_shell(
+        &cp,
+        &[
+            (
+                "hbase.client.registry.impl",
+                "org.apache.hadoop.hbase.client.MasterRegistry".to_string(),
+            ),
+            ("hbase.masters", cellar.addr.clone()),
+        ],
+        &script,
+    );
+    keep("shell-largelog.txt", &out);
+    let tail: String = out.lines().rev().take(40).collect::<Vec<_>>().join("\n");
+    // The shell prints each record as JSON (Gson escapes '=').
+    assert!(
+        out.contains("Retrieved LargeLog Responses from RegionServers"),
+        "{tail}"
+    );
+    assert!(out.contains("\"methodName\": \"Get\""), "{tail}");
+    assert!(out.contains("\"responseSize\": 13000"), "{tail}");
+    assert!(out.contains("row\\u003dheavy"), "{tail}");
+    assert!(out.contains("unrestricted Get"), "{tail}");
+    assert!(out.contains("ColumnPaginationFilter"), "{tail}");
+    assert_eq!(
+        out.matches("row\\u003dheavy").count(),
+        1,
+        "one large read: {tail}"
+    );
+}
