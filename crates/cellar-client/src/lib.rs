@@ -35,7 +35,7 @@ pub use cellar_api as api;
 pub use cellar_protocol::{pb, service};
 pub use config::ClientConfig;
 pub use connection::{Connection, RegionLocation};
-pub use log_entries::LogRecord;
+pub use log_entries::{Hotspots, LogRecord};
 pub use mutator::BufferedMutator;
 pub use scanner::{ResultScanner, ScanStream};
 pub use snapshots::SnapshotListing;

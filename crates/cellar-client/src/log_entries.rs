@@ -28,7 +28,44 @@ pub struct LogRecord {
     pub kind: String,
 }
 
+/// What a server reports of its hot rows and unread versions.
+pub type Hotspots = pb::CellarHotspots;
+
 impl Admin {
+    /// Every live server's hot rows and families keeping versions no read asks for
+    /// (Cellar's `cellar.Hotspots` log over GetLogEntries), of `table` alone when given.
+    pub async fn hotspots(&self, table: Option<&str>) -> Result<Hotspots> {
+        let status: pb::GetClusterStatusResponse = self
+            .conn()
+            .master("GetClusterStatus", &pb::GetClusterStatusRequest::default())
+            .await?;
+        let req = pb::LogRequest {
+            log_class_name: "cellar.Hotspots".into(),
+            log_message: pb::CellarHotspotsRequest {
+                table_name: table.map(str::to_string),
+            }
+            .encode_to_vec()
+            .into(),
+        };
+        let mut all = Hotspots::default();
+        for s in &status.cluster_status.live_servers {
+            let server = server_name_from_pb(&s.server).address();
+            let entry: pb::LogEntry = self
+                .conn()
+                .admin_call(&server, "GetLogEntries", &req)
+                .await?;
+            let h = Hotspots::decode(entry.log_message.as_ref()).map_err(|e| {
+                Error::new(
+                    ErrorKind::Corrupt,
+                    format!("{server}: a bad CellarHotspots: {e}"),
+                )
+            })?;
+            all.hot_rows.extend(h.hot_rows);
+            all.versions.extend(h.versions);
+        }
+        Ok(all)
+    }
+
     /// The large (`large`) or slow calls every live server logged, at most `limit` of
     /// each server's, of `table` alone when given.
     pub async fn log_entries(

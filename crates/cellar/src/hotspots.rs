@@ -179,6 +179,29 @@ pub struct VersionWaste {
     pub advice: String,
 }
 
+impl VersionWaste {
+    /// A report of `family`, with its advice.
+    pub fn new(
+        table: String,
+        family: Vec<u8>,
+        stored: u64,
+        asked: u64,
+        configured: u32,
+    ) -> VersionWaste {
+        VersionWaste {
+            advice: format!(
+                "reads ask for at most {asked} version(s) of {stored} kept: lower VERSIONS (alter '{table}', {{NAME => '{}', VERSIONS => {asked}}}) or set a TTL",
+                cellar_types::to_string_binary(&family)
+            ),
+            table,
+            family,
+            stored,
+            asked,
+            configured,
+        }
+    }
+}
+
 /// Stored versions at least this many times what reads ask for are reported.
 pub const VERSION_RATIO: u64 = 10;
 
@@ -204,16 +227,8 @@ pub fn version_waste(master: &crate::master::Master) -> Vec<VersionWaste> {
         .filter(|(_, (stored, asked, _))| {
             *asked > 0 && *stored >= VERSION_RATIO && *stored >= VERSION_RATIO * asked
         })
-        .map(|((table, family), (stored, asked, configured))| VersionWaste {
-            advice: format!(
-                "reads ask for at most {asked} version(s) of {stored} kept: lower VERSIONS (alter '{table}', {{NAME => '{}', VERSIONS => {asked}}}) or set a TTL",
-                cellar_types::to_string_binary(&family)
-            ),
-            table,
-            family,
-            stored,
-            asked,
-            configured,
+        .map(|((table, family), (stored, asked, configured))| {
+            VersionWaste::new(table, family, stored, asked, configured)
         })
         .collect()
 }

@@ -270,3 +270,46 @@ fn a_contended_counter_is_a_hot_row() {
     assert!(text.contains(" stats row=page-views hot row: "), "{text}");
     assert!(text.contains("sharded counter"), "{text}");
 }
+
+/// Through a server: `cellar shell --connect` asks every server for its hot rows and
+/// unread versions (Cellar's log class over AdminService GetLogEntries).
+#[test]
+fn unread_versions_through_a_server() {
+    let tmp = tempfile::tempdir().unwrap();
+    let server = common::server::ServerProcess::start(tmp.path());
+    let conn = cellar::client::RemoteConnection::connect(&server.addr).unwrap();
+    let mut prices = FamilyDescriptor::new("p");
+    prices.versions = 100;
+    conn.admin()
+        .create_table(TableDescriptor::new("quotes").with_family(prices), vec![])
+        .unwrap();
+    let t = conn.table("quotes").unwrap();
+    for v in 0..30i64 {
+        t.put(Put::new("ACME").add_column_at("p", "bid", 1000 + v, "1.0"))
+            .unwrap();
+    }
+    conn.admin().flush("quotes").unwrap();
+    t.get(&cellar_api::Get::new("ACME")).unwrap();
+    let waste = conn.version_waste().unwrap();
+    assert_eq!(waste.len(), 1, "{waste:?}");
+    assert_eq!((waste[0].stored, waste[0].asked), (30, 1));
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_cellar"))
+        .args(["shell", "--connect", &server.addr])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"hotspots 'quotes'\n")
+        .unwrap();
+    let out = String::from_utf8(child.wait_with_output().unwrap().stdout).unwrap();
+    assert!(
+        out.contains(
+            " quotes family=p versions: up to 30 kept (VERSIONS => 100), reads ask for 1: "
+        ),
+        "{out}"
+    );
+}

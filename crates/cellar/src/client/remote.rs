@@ -99,6 +99,41 @@ impl Connection for RemoteConnection {
         })
     }
 
+    fn hot_rows(&self) -> Result<Vec<crate::hotspots::HotRow>> {
+        let h = self.rt.block_on(self.conn.admin().hotspots(None))?;
+        Ok(h.hot_rows
+            .into_iter()
+            .map(|r| crate::hotspots::HotRow {
+                table: r.table_name,
+                region: r.region_name,
+                row: r.row.to_vec(),
+                contention: cellar_region::row_lock::Contention {
+                    waits: r.waits,
+                    wait_ms: r.wait_ms,
+                    timeouts: r.timeouts,
+                    busy: r.busy,
+                },
+                advice: crate::hotspots::HOT_ROW_ADVICE,
+            })
+            .collect())
+    }
+
+    fn version_waste(&self) -> Result<Vec<crate::hotspots::VersionWaste>> {
+        let h = self.rt.block_on(self.conn.admin().hotspots(None))?;
+        Ok(h.versions
+            .into_iter()
+            .map(|w| {
+                crate::hotspots::VersionWaste::new(
+                    w.table_name,
+                    w.family.to_vec(),
+                    w.stored,
+                    w.asked,
+                    w.configured,
+                )
+            })
+            .collect())
+    }
+
     /// The servers' large and slow logs (AdminService GetLogEntries), read back into
     /// entries: a Cellar server's `param` names the table, row, shape and fix; another
     /// server's is kept whole as the shape.

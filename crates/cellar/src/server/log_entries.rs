@@ -106,12 +106,58 @@ fn entries(call: &Call<'_>) -> Vec<LargeResponse> {
     call.ctx.db.region_server().large_responses()
 }
 
+/// Cellar's log class for hot rows and unread versions.
+pub const HOTSPOTS_CLASS: &str = "cellar.Hotspots";
+
+fn hotspots(call: &Call<'_>, req: &pb::CellarHotspotsRequest) -> pb::CellarHotspots {
+    let master = call.ctx.db.master();
+    let wanted = |t: &str| {
+        req.table_name
+            .as_deref()
+            .is_none_or(|w| w.is_empty() || w == t)
+    };
+    pb::CellarHotspots {
+        hot_rows: crate::hotspots::hot_rows(master)
+            .into_iter()
+            .filter(|h| wanted(&h.table))
+            .map(|h| pb::CellarHotRow {
+                table_name: h.table,
+                region_name: h.region,
+                row: h.row.into(),
+                waits: h.contention.waits,
+                wait_ms: h.contention.wait_ms,
+                timeouts: h.contention.timeouts,
+                busy: h.contention.busy,
+            })
+            .collect(),
+        versions: crate::hotspots::version_waste(master)
+            .into_iter()
+            .filter(|w| wanted(&w.table))
+            .map(|w| pb::CellarVersionWaste {
+                table_name: w.table,
+                family: w.family.into(),
+                stored: w.stored,
+                asked: w.asked,
+                configured: w.configured,
+            })
+            .collect(),
+    }
+}
+
 /// GetLogEntries.
 pub fn get_log_entries(call: &Call<'_>) -> Result<pb::LogEntry, CallError> {
     let req: pb::LogRequest = call.param("LogRequest")?;
+    if req.log_class_name == HOTSPOTS_CLASS {
+        let inner = pb::CellarHotspotsRequest::decode(req.log_message.as_ref())
+            .map_err(|e| cellar_api::Error::invalid(format!("a bad CellarHotspotsRequest: {e}")))?;
+        return Ok(pb::LogEntry {
+            log_class_name: HOTSPOTS_CLASS.into(),
+            log_message: hotspots(call, &inner).encode_to_vec().into(),
+        });
+    }
     if req.log_class_name != REQUEST_CLASS {
         return Err(cellar_api::Error::invalid(format!(
-            "log class {} is not served (only SlowLogResponseRequest)",
+            "log class {} is not served (SlowLogResponseRequest, cellar.Hotspots)",
             req.log_class_name
         ))
         .into());

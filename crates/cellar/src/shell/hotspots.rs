@@ -1,6 +1,7 @@
 //! `hotspots ['table']`: the regions taking most of their table's requests (and whether
-//! the keys grow monotonically into the last region), and the rows whose reads skip a
-//! build-up of delete markers, each with the advice.
+//! the keys grow monotonically into the last region), the rows whose reads skip a
+//! build-up of delete markers, the rows writers wait for, and the families keeping far
+//! more versions than reads ask for, each with the advice.
 
 use std::fmt::Write as _;
 
@@ -51,8 +52,8 @@ pub(super) fn hotspots(db: &Client, c: &CommandLine, out: &mut String) -> CmdRes
             t.advice
         );
     }
-    // Through a server the row locks and the stores' version counts are not visible;
-    // embedded they are.
+    // Row locks and stores' version counts: from this process, or from every server
+    // (Cellar's `cellar.Hotspots` log); a server that does not answer it has none.
     if let Ok(rows) = db.connection().hot_rows() {
         for h in rows
             .iter()
