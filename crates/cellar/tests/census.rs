@@ -187,3 +187,76 @@ fn census_reads_hbase_exports() {
         assert_eq!(rows_csv(&rows), exact, "{name}");
     }
 }
+
+/// Census, large-row tracking and `hfile -s` count a row's bytes the same way (HBase's
+/// serialized size): on one flushed file, the three agree on the wide row.
+#[test]
+fn census_tracking_and_hfile_stats_agree() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("db");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("cellar.toml"),
+        "\"cellar.largerow.watch.bytes\" = 10000\n",
+    )
+    .unwrap();
+    {
+        let mut o = Options::for_dir(&dir).unwrap();
+        o.background = false;
+        let db = Database::open_with(&dir, o).unwrap();
+        db.create_table(TableDescriptor::new("t").with_family(FamilyDescriptor::new("f")))
+            .unwrap();
+        let t = db.table("t").unwrap();
+        for q in 0..400 {
+            t.put(Put::new("wide").add_column("f", format!("q{q:04}").as_str(), vec![7u8; 40]))
+                .unwrap();
+        }
+        for r in 0..50 {
+            t.put(Put::new(format!("n{r:03}")).add_column("f", "q", "v"))
+                .unwrap();
+        }
+        db.flush("t").unwrap();
+        db.close().unwrap();
+    }
+    let d = dir.to_str().unwrap();
+    // Tracking: the entry of cellar:large_rows.
+    let tracked = {
+        let db = Database::open(&dir).unwrap();
+        let e = cellar::large_rows::read(db.connection(), Some("t")).unwrap();
+        db.close().unwrap();
+        assert_eq!(e.len(), 1, "{e:?}");
+        assert_eq!(e[0].row, b"wide");
+        e[0].bytes
+    };
+    // Census: the row's serialized bytes.
+    let (code, out, err) = cellar(&["census", "t", "--db", d, "--top", "1", "--quiet"]);
+    assert_eq!(code, 0, "{err}");
+    let line = out.lines().nth(1).unwrap();
+    assert!(line.starts_with("bytes,1,wide,400,"), "{out}");
+    let census: u64 = line.rsplit(',').next().unwrap().parse().unwrap();
+    // hfile -s on the store file.
+    let mut files = Vec::new();
+    let mut stack = vec![dir.join("data/default/t")];
+    while let Some(p) = stack.pop() {
+        for e in std::fs::read_dir(&p).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.file_name().unwrap().to_str().unwrap().len() == 32 {
+                files.push(p);
+            }
+        }
+    }
+    assert_eq!(files.len(), 1, "{files:?}");
+    let (code, out, err) = cellar(&["hfile", "-s", "-f", files[0].to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("Key of biggest row: wide\n"), "{out}");
+    let stats: u64 = out
+        .lines()
+        .find_map(|l| l.strip_prefix("Size of biggest row (bytes): "))
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert_eq!((tracked, census), (stats, stats));
+    assert_eq!(stats, 400 * (20 + 4 + 1 + 5 + 40));
+}

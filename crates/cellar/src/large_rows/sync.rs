@@ -3,7 +3,7 @@
 //! when its size changed; a row a major compaction saw fall below the watch level
 //! leaves the table. The table is made the first time there is something to write.
 
-use cellar_api::{Delete, FamilyDescriptor, Get, TableDescriptor};
+use cellar_api::{Delete, FamilyDescriptor, Get, Mutation, TableDescriptor};
 use cellar_region::row_sizes::Level;
 
 use super::entry::{key, Entry, FAMILY, TABLE};
@@ -41,7 +41,16 @@ impl Master {
             f.versions = 1;
             self.create_system_table(TableDescriptor::new(TABLE).with_family(f))?;
         }
-        let mut written = 0;
+        // Every change goes in one batch per region of the system table: one log sync,
+        // not one per entry.
+        let mut batches: Vec<(std::sync::Arc<cellar_region::Region>, Vec<Mutation>)> = Vec::new();
+        let mut add = |region: std::sync::Arc<cellar_region::Region>, m: Mutation| match batches
+            .iter_mut()
+            .find(|(r, _)| r.name() == region.name())
+        {
+            Some((_, v)) => v.push(m),
+            None => batches.push((region, vec![m])),
+        };
         for (table, region, r) in seen {
             let k = key(&table, &r.row, &r.family);
             let sys = self.locate(TABLE, &k)?.region()?;
@@ -73,13 +82,18 @@ impl Master {
             if old.as_ref() == Some(&e) {
                 continue;
             }
-            sys.put(e.to_put())?;
-            written += 1;
+            add(sys, Mutation::Put(e.to_put()));
         }
         for k in dropped {
             let sys = self.locate(TABLE, &k)?.region()?;
-            sys.delete(Delete::new(k))?;
-            written += 1;
+            add(sys, Mutation::Delete(Delete::new(k)));
+        }
+        let mut written = 0;
+        for (region, muts) in batches {
+            for r in region.batch(&muts) {
+                r?;
+                written += 1;
+            }
         }
         Ok(written)
     }
