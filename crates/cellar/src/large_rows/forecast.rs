@@ -32,6 +32,16 @@ pub struct Forecast {
     pub history: Vec<(i64, u64)>,
 }
 
+/// The calendar date (UTC, `YYYY-MM-DD`) `days` after `from` (ms).
+pub fn date_after(from: i64, days: f64) -> String {
+    use chrono::TimeZone;
+    let at = from.saturating_add((days * DAY_MS) as i64);
+    chrono::Utc
+        .timestamp_millis_opt(at)
+        .single()
+        .map_or_else(|| "-".to_string(), |t| t.format("%Y-%m-%d").to_string())
+}
+
 /// The Theil–Sen slope of (time ms, bytes), in bytes a day.
 pub fn growth_per_day(history: &[(i64, u64, u64)]) -> Option<f64> {
     let span = history.last()?.0 - history.first()?.0;
@@ -174,6 +184,13 @@ mod tests {
         // From nothing, as the seeds count: about 80 and 843 days.
         assert_eq!((104_857_600.0 / g).round(), 82.0);
         assert_eq!(((1u64 << 30) as f64 / g).round(), 843.0);
+    }
+
+    #[test]
+    fn projected_dates() {
+        // 2026-11-20 00:00 UTC and 82.3 days on.
+        assert_eq!(date_after(1_795_132_800_000, 82.3), "2027-02-10");
+        assert_eq!(date_after(1_795_132_800_000, 0.0), "2026-11-20");
     }
 
     #[test]

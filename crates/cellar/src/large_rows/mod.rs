@@ -10,7 +10,7 @@ pub mod forecast;
 pub mod sync;
 
 pub use entry::{Entry, FAMILY, TABLE};
-pub use forecast::{forecast, Forecast};
+pub use forecast::{date_after, forecast, Forecast};
 
 use crate::client::Connection;
 

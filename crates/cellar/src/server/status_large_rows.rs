@@ -44,11 +44,15 @@ pub fn chart(history: &[(i64, u64)]) -> String {
     )
 }
 
-fn days(d: Option<f64>) -> (String, f64) {
+/// Days to a limit, with the date it falls on, and the number to sort by.
+fn days(from: i64, d: Option<f64>) -> (String, f64) {
     match d {
         None => ("–".into(), f64::INFINITY),
         Some(d) if d <= 0.0 => ("now".into(), 0.0),
-        Some(d) => (format!("{d:.0}"), d),
+        Some(d) => (
+            format!("{d:.0} ({})", crate::large_rows::date_after(from, d)),
+            d,
+        ),
     }
 }
 
@@ -88,9 +92,9 @@ pub fn section(rows: &[Forecast], h: &mut String) {
     for (i, f) in rows.iter().enumerate() {
         let families: Vec<String> = f.families.iter().map(|x| to_string_binary(x)).collect();
         let growth = f.growth_per_day.unwrap_or(0.0);
-        let (d1, v1) = days(f.days_to_large);
-        let (d2, v2) = days(f.days_to_max_row);
-        let (d3, v3) = days(f.days_to_split);
+        let (d1, v1) = days(f.last, f.days_to_large);
+        let (d2, v2) = days(f.last, f.days_to_max_row);
+        let (d3, v3) = days(f.last, f.days_to_split);
         let _ = write!(
             h,
             "<tr id=\"{}\"><td>{}</td><td>{}</td><td>{}</td><td class=n data-v=\"{}\">{}</td><td class=n data-v=\"{}\">{}</td><td class=n data-v=\"{growth}\">{}</td><td class=n data-v=\"{v1}\">{d1}</td><td class=n data-v=\"{v2}\">{d2}</td><td class=n data-v=\"{v3}\">{d3}</td><td>{}</td><td>{}</td></tr>",

@@ -11,11 +11,12 @@ use super::commands::{db_err, CmdResult};
 use super::parse::CommandLine;
 use crate::large_rows::forecast;
 
-fn days(d: Option<f64>) -> String {
+/// Days to a limit and the date it falls on (from the row's last sighting).
+fn days(from: i64, d: Option<f64>) -> String {
     match d {
         None => "-".into(),
         Some(d) if d <= 0.0 => "now".into(),
-        Some(d) => format!("{d:.0}"),
+        Some(d) => format!("{d:.0}({})", crate::large_rows::date_after(from, d)),
     }
 }
 
@@ -40,9 +41,9 @@ pub(super) fn large_rows(db: &Client, c: &CommandLine, out: &mut String) -> CmdR
             f.cells,
             f.growth_per_day
                 .map_or("-".to_string(), |g| format!("{g:.0}")),
-            days(f.days_to_large),
-            days(f.days_to_max_row),
-            days(f.days_to_split)
+            days(f.last, f.days_to_large),
+            days(f.last, f.days_to_max_row),
+            days(f.last, f.days_to_split)
         );
     }
     out.push_str(&super::format::rows(rows.len() as u64));
