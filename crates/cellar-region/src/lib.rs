@@ -16,6 +16,7 @@ pub mod manifest;
 pub mod matcher;
 pub mod memstore;
 pub mod mvcc;
+mod read;
 mod region;
 pub mod row_lock;
 pub mod row_sizes;

@@ -21,13 +21,10 @@ use crate::config::Config;
 use crate::cursor::{CellCursor, Heap, MemCursor};
 use crate::descriptor::TableDescriptor;
 use crate::error::{RegionError, Result};
-use crate::matcher::{MatchParams, Matcher};
 use crate::memstore::MemSegment;
 use crate::mvcc::{Mvcc, ReadPoints};
 use crate::row_lock::RowLocks;
-use crate::scanner::{RegionScanner, StoreScanner};
 use crate::store::Store;
-use cellar_api::{Get, RowResult, Scan};
 
 /// Background work a region asks for.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -656,21 +653,6 @@ impl Region {
         Ok(outcome)
     }
 
-    /// Opens a scanner over `scan`'s rows (whole rows, no limits).
-    pub fn scanner(&self, scan: &Scan) -> Result<RegionScanner> {
-        let scanner = self.scanner_inner(scan, None)?;
-        Ok(match &self.ctx.large_log {
-            Some(log) => scanner.with_large_log(crate::scanner::LargeLogHook {
-                log: log.clone(),
-                clock: self.ctx.clock.clone(),
-                table: self.table.name.clone(),
-                region: self.name.clone(),
-                shape: crate::large_log::Shape::of_scan(scan),
-            }),
-            None => scanner,
-        })
-    }
-
     /// The `n` rows writers waited for most (lock waits, timeouts, RegionTooBusy).
     pub fn hot_rows(&self, n: usize) -> Vec<(Vec<u8>, crate::row_lock::Contention)> {
         self.locks.hot_rows(n)
@@ -684,134 +666,6 @@ impl Region {
     /// The region's configuration.
     pub fn config(&self) -> &crate::Config {
         &self.ctx.config
-    }
-
-    fn scanner_inner(&self, scan: &Scan, get_row: Option<&[u8]>) -> Result<RegionScanner> {
-        self.check_open()?;
-        if scan.start_row.len() > cellar_types::MAX_ROW_LEN
-            || scan.stop_row.len() > cellar_types::MAX_ROW_LEN + 1
-        {
-            return Err(RegionError::InvalidRead(
-                "Row length is > 32767".to_string(),
-            ));
-        }
-        if scan.raw && scan.columns.values().any(Option::is_some) {
-            return Err(RegionError::InvalidRead(
-                "Cannot specify any column for a raw scan".into(),
-            ));
-        }
-        for family in scan.columns.keys() {
-            if !self.stores.contains_key(family) {
-                return Err(RegionError::NoSuchColumnFamily {
-                    family: family.to_vec(),
-                    region: self.name.clone(),
-                });
-            }
-        }
-        self.metrics.read_requests.fetch_add(1, Ordering::Relaxed);
-        let reader = self.readers.open(&self.mvcc);
-        let read_point = reader.read_point();
-        let now = self.ctx.clock.now_millis();
-        // Families the filter does not need are read on demand (HBase's
-        // `loadColumnFamiliesOnDemand`), for rows found in the others.
-        let on_demand = scan.filter.as_ref().filter(|_| {
-            scan.load_column_families_on_demand
-                .unwrap_or(self.ctx.config.load_families_on_demand)
-        });
-        let mut scanners = Vec::new();
-        for (family, store) in &self.stores {
-            let columns = if scan.columns.is_empty() {
-                None
-            } else {
-                match scan.columns.get(family) {
-                    None => continue,
-                    Some(c) => c.clone(),
-                }
-            };
-            if !scan.raw {
-                store.note_read_versions(scan.max_versions);
-            }
-            let start = KeyRef::first_on_row(&scan.start_row);
-            let cursors = store.cursors(read_point, &start, get_row, scan.cache_blocks)?;
-            let heap = if scan.reversed {
-                // Rows at or below the start row; empty = from the last row.
-                let mut bound = scan.start_row.clone();
-                if !bound.is_empty() {
-                    bound.push(0);
-                }
-                Heap::reversed(cursors, &bound)?
-            } else {
-                Heap::new(cursors)
-            };
-            let params = MatchParams::new(
-                &store.family,
-                scan.max_versions,
-                scan.time_range,
-                columns,
-                scan.raw,
-                now,
-            );
-            let scanner = StoreScanner::new(
-                family.clone(),
-                heap,
-                Matcher::new(params),
-                self.ctx.config.max_row_size,
-            );
-            scanners.push(match on_demand {
-                Some(f) if !f.is_family_essential(family) => scanner.on_demand(),
-                _ => scanner,
-            });
-        }
-        RegionScanner::new(scanners, scan.clone(), Some(reader))
-    }
-
-    /// Reads one row (an empty result when it has no cells).
-    pub fn get(&self, get: &Get) -> Result<RowResult> {
-        let started = self.ctx.clock.now_millis();
-        let scan = get.to_scan();
-        let mut scanner = self.scanner_inner(&scan, Some(&get.row))?;
-        let next = scanner.next_row();
-        if let (Err(RegionError::RowTooBig { row, limit, .. }), Some(log)) =
-            (&next, &self.ctx.large_log)
-        {
-            log.note_row_too_big(
-                self.ctx.clock.now_millis(),
-                &self.table.name,
-                &self.name,
-                row,
-                &crate::large_log::Shape::of_get(get),
-                *limit,
-            );
-        }
-        let mut result = match next? {
-            Some(r) if r.row == get.row => r,
-            _ => RowResult {
-                row: get.row.clone(),
-                cells: Vec::new(),
-                exists: None,
-                partial: false,
-                cursor: false,
-            },
-        };
-        if let Some(log) = &self.ctx.large_log {
-            let now = self.ctx.clock.now_millis();
-            let size: u64 = result.cells.iter().map(crate::row_sizes::cell_bytes).sum();
-            log.note(
-                now,
-                &self.table.name,
-                &self.name,
-                &get.row,
-                &crate::large_log::Shape::of_get(get),
-                size,
-                result.cells.len() as u64,
-                (now - started).max(0) as u64,
-            );
-        }
-        if get.check_existence_only {
-            result.exists = Some(!result.cells.is_empty());
-            result.cells.clear();
-        }
-        Ok(result)
     }
 
     /// Flushes what is in memory and refuses further work.
