@@ -4,22 +4,12 @@
 //! the keys are monotonic and advise leading with an entity id or salting. Evenly
 //! spread keys raise nothing.
 
-use std::io::{Read, Write};
-
 mod common;
 
 use cellar::Connection as _;
 use cellar_api::{FamilyDescriptor, Put, TableDescriptor};
 
-fn http_get(addr: &str, path: &str) -> String {
-    let mut s = std::net::TcpStream::connect(addr).unwrap();
-    s.set_read_timeout(Some(std::time::Duration::from_secs(10)))
-        .unwrap();
-    write!(s, "GET {path} HTTP/1.1\r\nHost: {addr}\r\n\r\n").unwrap();
-    let mut out = String::new();
-    s.read_to_string(&mut out).unwrap();
-    out
-}
+use common::server::http_get;
 
 #[test]
 fn monotonic_keys_make_the_last_region_hot() {
@@ -47,19 +37,10 @@ fn monotonic_keys_make_the_last_region_hot() {
             .put(Put::new(format!("{}-{i}", i % 9)).add_column("d", "v", "x"))
             .unwrap();
     }
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_cellar"))
-        .args(["shell", "--connect", &server.addr])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(b"hotspots\nhotspots 'spread'\n")
-        .unwrap();
-    let out = String::from_utf8(child.wait_with_output().unwrap().stdout).unwrap();
+    let out = common::server::run_shell(
+        &["--connect", &server.addr],
+        "hotspots\nhotspots 'spread'\n",
+    );
     let line = out
         .lines()
         .find(|l| l.starts_with(" events region="))
@@ -132,19 +113,7 @@ fn a_queue_row_full_of_delete_markers_is_reported() {
     // The flush keeps the 250 markers and the 50 items still queued (the items
     // deleted are dropped, as HBase's flush drops what a marker masks).
     conn.admin().flush("jobs").unwrap();
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_cellar"))
-        .args(["shell", "--connect", &server.addr])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(b"hotspots 'jobs'\n")
-        .unwrap();
-    let out = String::from_utf8(child.wait_with_output().unwrap().stdout).unwrap();
+    let out = common::server::run_shell(&["--connect", &server.addr], "hotspots 'jobs'\n");
     assert!(
         out.contains(" jobs row=queue tombstones: 250 delete markers of 300 cells: "),
         "{out}"
@@ -293,19 +262,7 @@ fn unread_versions_through_a_server() {
     let waste = conn.version_waste().unwrap();
     assert_eq!(waste.len(), 1, "{waste:?}");
     assert_eq!((waste[0].stored, waste[0].asked), (30, 1));
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_cellar"))
-        .args(["shell", "--connect", &server.addr])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(b"hotspots 'quotes'\n")
-        .unwrap();
-    let out = String::from_utf8(child.wait_with_output().unwrap().stdout).unwrap();
+    let out = common::server::run_shell(&["--connect", &server.addr], "hotspots 'quotes'\n");
     assert!(
         out.contains(
             " quotes family=p versions: up to 30 kept (VERSIONS => 100), reads ask for 1: "

@@ -5,7 +5,6 @@
 //! sees it whole, and leaves the table when deletes shrink it; rows of every family add
 //! up; a table without large rows makes no entry (and no system table).
 
-use std::io::{Read, Write};
 use std::path::Path;
 
 mod common;
@@ -184,24 +183,10 @@ fn the_shell_lists_large_rows_with_levels_from_the_configuration() {
         db.flush("inbox").unwrap();
         db.close().unwrap();
     }
-    let run = |script: &str| {
-        use std::io::Write;
-        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_cellar"))
-            .arg("shell")
-            .arg(tmp.path())
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(script.as_bytes())
-            .unwrap();
-        String::from_utf8(child.wait_with_output().unwrap().stdout).unwrap()
-    };
-    let out = run("large_rows\nlarge_rows 'other'\n");
+    let out = common::server::run_shell(
+        &[tmp.path().to_str().unwrap()],
+        "large_rows\nlarge_rows 'other'\n",
+    );
     let line = out
         .lines()
         .find(|l| l.starts_with(" inbox heavy "))
@@ -223,13 +208,7 @@ fn the_shell_lists_large_rows_with_levels_from_the_configuration() {
 }
 
 fn metrics(addr: &str) -> String {
-    let mut s = std::net::TcpStream::connect(addr).unwrap();
-    s.set_read_timeout(Some(std::time::Duration::from_secs(10)))
-        .unwrap();
-    write!(s, "GET /metrics HTTP/1.1\r\nHost: {addr}\r\n\r\n").unwrap();
-    let mut out = String::new();
-    s.read_to_string(&mut out).unwrap();
-    out
+    common::server::http_get(addr, "/metrics")
 }
 
 /// Through a server: writes and a flush asked over the wire (AdminService) record the
@@ -277,19 +256,7 @@ fn a_server_reports_large_rows_in_metrics_and_its_shell() {
         );
         assert!(text.contains(&line), "{line} in {text}");
     }
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_cellar"))
-        .args(["shell", "--connect", &server.addr])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(b"large_rows 'inbox'\n")
-        .unwrap();
-    let out = String::from_utf8(child.wait_with_output().unwrap().stdout).unwrap();
+    let out = common::server::run_shell(&["--connect", &server.addr], "large_rows 'inbox'\n");
     assert!(
         out.contains(&format!(" inbox heavy m {heavy} 500 ")),
         "{out}"
@@ -455,19 +422,7 @@ fn the_large_response_log_through_a_server() {
     assert_eq!(log[0].table, "inbox");
     assert_eq!(log[0].cells, 100);
     assert!(log[0].shape.contains("unrestricted Get"), "{log:?}");
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_cellar"))
-        .args(["shell", "--connect", &server.addr])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(b"get_largelog_responses\n")
-        .unwrap();
-    let out = String::from_utf8(child.wait_with_output().unwrap().stdout).unwrap();
+    let out = common::server::run_shell(&["--connect", &server.addr], "get_largelog_responses\n");
     assert!(out.contains(" responseTooLarge Get table=inbox "), "{out}");
     assert!(
         out.contains("row=heavy") && out.contains("ColumnPaginationFilter"),

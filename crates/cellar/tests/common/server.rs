@@ -108,3 +108,35 @@ impl Drop for ServerProcess {
         let _ = self.child.wait();
     }
 }
+
+/// Runs `cellar shell` with `args` (a database directory, or `--connect host:port`) on
+/// `script`; its standard output.
+pub fn run_shell(args: &[&str], script: &str) -> String {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cellar"))
+        .arg("shell")
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("start cellar shell");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(script.as_bytes())
+        .expect("write the script");
+    String::from_utf8(child.wait_with_output().expect("shell output").stdout).expect("utf-8")
+}
+
+/// A plain HTTP GET of `path` on `addr`: the whole response, head and body.
+pub fn http_get(addr: &str, path: &str) -> String {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(addr).expect("connect");
+    s.set_read_timeout(Some(Duration::from_secs(10)))
+        .expect("timeout");
+    write!(s, "GET {path} HTTP/1.1\r\nHost: {addr}\r\n\r\n").expect("request");
+    let mut out = String::new();
+    s.read_to_string(&mut out).expect("response");
+    out
+}
