@@ -14,8 +14,7 @@ use std::sync::Arc;
 
 use cellar::{Database, Options};
 use cellar_api::{Delete, ErrorKind, FamilyDescriptor, Get, Put, Scan, TableDescriptor};
-use cellar_io::{FaultFs, ManualClock};
-use cellar_region::Config;
+use cellar_io::FaultFs;
 use cellar_wal::Durability;
 
 fn open(dir: &Path) -> Database {
@@ -260,14 +259,7 @@ fn a_crash_at_any_step_of_a_snapshot_leaves_all_or_nothing() {
     let mut failed_steps = 0;
     for fail_at in 0..200u64 {
         let fs = FaultFs::new();
-        let opts = || Options {
-            fs: Arc::new(fs.clone()),
-            clock: Arc::new(ManualClock::new(1_700_000_000_000)),
-            executor: Arc::new(cellar_io::Threads),
-            config: Config::default(),
-            background: false,
-            lock: false,
-        };
+        let opts = || common::fault_opts(&fs);
         let root = Path::new("/db");
         let db = Database::open_with(root, opts()).unwrap();
         db.create_table_split(table("t"), vec![b"r030".to_vec()])
@@ -314,14 +306,7 @@ fn a_crash_at_any_step_of_a_clone_leaves_the_table_whole_or_absent() {
     let mut failed_steps = 0;
     for fail_at in 0..400u64 {
         let fs = FaultFs::new();
-        let opts = || Options {
-            fs: Arc::new(fs.clone()),
-            clock: Arc::new(ManualClock::new(1_700_000_000_000)),
-            executor: Arc::new(cellar_io::Threads),
-            config: Config::default(),
-            background: false,
-            lock: false,
-        };
+        let opts = || common::fault_opts(&fs);
         let root = Path::new("/db");
         let db = Database::open_with(root, opts()).unwrap();
         db.create_table_split(table("t"), vec![b"r030".to_vec()])
@@ -363,14 +348,7 @@ fn a_crash_at_any_step_of_a_restore_leaves_the_old_table_or_the_snapshot() {
     let mut failed_steps = 0;
     for fail_at in 0..400u64 {
         let fs = FaultFs::new();
-        let opts = || Options {
-            fs: Arc::new(fs.clone()),
-            clock: Arc::new(ManualClock::new(1_700_000_000_000)),
-            executor: Arc::new(cellar_io::Threads),
-            config: Config::default(),
-            background: false,
-            lock: false,
-        };
+        let opts = || common::fault_opts(&fs);
         let root = Path::new("/db");
         let db = Database::open_with(root, opts()).unwrap();
         db.create_table_split(table("t"), vec![b"r030".to_vec()])
