@@ -125,7 +125,8 @@ impl LargeLog {
         }
     }
 
-    /// Logs the read when it is over a threshold; whether it was.
+    /// Logs the read when it is over a threshold (`shape` describes it, asked only
+    /// then); whether it was.
     #[allow(clippy::too_many_arguments)]
     pub fn note(
         &self,
@@ -133,7 +134,7 @@ impl LargeLog {
         table: &str,
         region: &str,
         row: &[u8],
-        shape: &Shape,
+        shape: &dyn Fn() -> Shape,
         bytes: u64,
         cells: u64,
         millis: u64,
@@ -143,6 +144,8 @@ impl LargeLog {
         if !large && !slow {
             return false;
         }
+        // Described only when logged: every read passes here.
+        let shape = shape();
         use std::sync::atomic::Ordering::Relaxed;
         if large {
             self.too_large.fetch_add(1, Relaxed);
@@ -191,9 +194,10 @@ impl LargeLog {
         table: &str,
         region: &str,
         row: &[u8],
-        shape: &Shape,
+        shape: &dyn Fn() -> Shape,
         limit: u64,
     ) {
+        let shape = shape();
         self.row_too_big
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         tracing::warn!(

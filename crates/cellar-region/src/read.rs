@@ -23,7 +23,6 @@ impl Region {
                 clock: self.ctx.clock.clone(),
                 table: self.table.name.clone(),
                 region: self.name.clone(),
-                shape: crate::large_log::Shape::of_scan(scan),
             }),
             None => scanner,
         })
@@ -122,7 +121,7 @@ impl Region {
                 &self.table.name,
                 &self.name,
                 row,
-                &crate::large_log::Shape::of_get(get),
+                &|| crate::large_log::Shape::of_get(get),
                 *limit,
             );
         }
@@ -144,7 +143,7 @@ impl Region {
                 &self.table.name,
                 &self.name,
                 &get.row,
-                &crate::large_log::Shape::of_get(get),
+                &|| crate::large_log::Shape::of_get(get),
                 size,
                 result.cells.len() as u64,
                 (now - started).max(0) as u64,

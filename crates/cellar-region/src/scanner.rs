@@ -317,7 +317,6 @@ pub struct LargeLogHook {
     pub clock: std::sync::Arc<dyn cellar_io::Clock>,
     pub table: String,
     pub region: String,
-    pub shape: crate::large_log::Shape,
 }
 
 impl RegionScanner {
@@ -379,7 +378,7 @@ impl RegionScanner {
                 &hook.table,
                 &hook.region,
                 row,
-                &hook.shape,
+                &|| crate::large_log::Shape::of_scan(&self.scan),
                 *limit,
             );
         }
@@ -391,7 +390,7 @@ impl RegionScanner {
                 &hook.table,
                 &hook.region,
                 &r.row,
-                &hook.shape,
+                &|| crate::large_log::Shape::of_scan(&self.scan),
                 size,
                 r.cells.len() as u64,
                 (now - started).max(0) as u64,
