@@ -70,16 +70,7 @@ pub fn census_region(
     let mut sources = Vec::new();
     for (family, files) in &region.families {
         for f in files {
-            let (parent, file) = match &f.reference {
-                Some(_) => {
-                    let (file, parent) = f.name.rsplit_once('.').ok_or_else(|| {
-                        corrupt(&f.name, "a reference that names no parent region")
-                    })?;
-                    (parent.to_string(), file.to_string())
-                }
-                None => (region.info.encoded.clone(), f.name.clone()),
-            };
-            let path = snap.locate(&parent, family, &file)?;
+            let path = snap.source(region, family, f)?;
             let what = path.display().to_string();
             let reader = HFileReader::open(snap.fs.as_ref(), &path, Some(cache.clone()))
                 .map_err(|e| corrupt(&what, e))?;

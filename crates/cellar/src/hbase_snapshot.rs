@@ -189,25 +189,33 @@ impl HBaseSnapshot {
         ))
     }
 
+    /// Where the bytes of a region's store file are: its own, or for a reference
+    /// (`FILE.PARENT`) the parent region's file it is half of.
+    pub fn source(
+        &self,
+        region: &SnapshotRegion,
+        family: &[u8],
+        f: &SnapshotStoreFile,
+    ) -> Result<PathBuf> {
+        if f.reference.is_none() {
+            return self.locate(&region.info.encoded, family, &f.name);
+        }
+        let (file, parent) = f.name.rsplit_once('.').ok_or_else(|| {
+            Error::new(
+                ErrorKind::Corrupt,
+                format!("reference {} names no parent region", f.name),
+            )
+        })?;
+        self.locate(parent, family, file)
+    }
+
     /// Every cell of a region, in HBase's order, references read as their halves.
     pub fn cells(&self, region: &SnapshotRegion) -> Result<Vec<Cell>> {
         let cache = Arc::new(BlockCache::new(4 << 20));
         let mut out = Vec::new();
         for (family, files) in &region.families {
             for f in files {
-                let (parent, file) = match &f.reference {
-                    Some(_) => {
-                        let (file, parent) = f.name.rsplit_once('.').ok_or_else(|| {
-                            Error::new(
-                                ErrorKind::Corrupt,
-                                format!("reference {} names no parent region", f.name),
-                            )
-                        })?;
-                        (parent.to_string(), file.to_string())
-                    }
-                    None => (region.info.encoded.clone(), f.name.clone()),
-                };
-                let path = self.locate(&parent, family, &file)?;
+                let path = self.source(region, family, f)?;
                 let reader = HFileReader::open(self.fs.as_ref(), &path, Some(cache.clone()))
                     .map_err(|e| corrupt(&path, e))?;
                 let mut scanner = reader.scanner();

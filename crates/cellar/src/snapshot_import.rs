@@ -192,16 +192,10 @@ fn load_regions(
                 )
             })?;
             for f in list {
+                let src = snap.source(r, family, f)?;
                 let path = match &f.reference {
-                    None => snap.locate(&r.info.encoded, family, &f.name)?,
+                    None => src,
                     Some((split_row, top)) => {
-                        let (file, parent) = f.name.rsplit_once('.').ok_or_else(|| {
-                            Error::new(
-                                ErrorKind::Corrupt,
-                                format!("reference {} names no parent region", f.name),
-                            )
-                        })?;
-                        let src = snap.locate(parent, family, file)?;
                         let dir = tmp.join(&r.info.encoded).join(to_string_binary(family));
                         fs.create_dir_all(&dir)?;
                         let dest = dir.join(&f.name);
