@@ -18,6 +18,7 @@ pub mod memstore;
 pub mod mvcc;
 mod read;
 mod region;
+mod row_clock;
 pub mod row_lock;
 pub mod row_sizes;
 pub mod scanner;

@@ -102,6 +102,8 @@ pub struct Region {
     /// Read points of open scanners and Gets.
     pub(crate) readers: Arc<ReadPoints>,
     pub(crate) locks: RowLocks,
+    /// Per row, how far increments and appends ran ahead of the clock.
+    pub(crate) row_clock: crate::row_clock::RowClock,
     /// Writers hold it shared from sequence id to MemStore; a flush snapshot holds it
     /// exclusively.
     pub(crate) updates: RwLock<()>,
@@ -180,6 +182,7 @@ impl Region {
             mvcc: Mvcc::new(max_seq),
             readers: Arc::new(ReadPoints::default()),
             locks: RowLocks::default(),
+            row_clock: Default::default(),
             updates: RwLock::new(()),
             flush_lock: Mutex::new(()),
             compact_lock: Mutex::new(()),

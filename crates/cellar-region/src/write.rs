@@ -313,7 +313,8 @@ impl Region {
                 row: r.clone(),
                 region: self.name.clone(),
             })?;
-        let now = self.ctx.clock.now_millis();
+        let clock_now = self.ctx.clock.now_millis();
+        let now = self.row_clock.now(row, clock_now);
         let mut put_ts = now;
         if let Some(c) = condition {
             let (holds, seen_ts) = self.check_condition(row, c)?;
@@ -325,8 +326,10 @@ impl Region {
         let mut cells: Vec<Cell> = Vec::new();
         let mut results: Vec<Cell> = Vec::new();
         let returns = self.build_cells(row, mutations, now, put_ts, &mut cells, &mut results)?;
+        // Results hold only the cells increments and appends computed.
+        self.row_clock.note(row, &results, clock_now);
         if !cells.is_empty() {
-            self.write_cells(cells, self.durability_of(mutations), now)?;
+            self.write_cells(cells, self.durability_of(mutations), clock_now)?;
         }
         drop(guard);
         self.metrics.write_requests.fetch_add(1, Ordering::Relaxed);
@@ -470,14 +473,17 @@ impl Region {
         let mut cells = Vec::new();
         let mut results = Vec::new();
         for m in mutations {
+            let row_now = self.row_clock.now(m.row(), now);
+            let computed = results.len();
             self.build_cells(
                 m.row(),
                 std::slice::from_ref(m),
-                now,
-                now,
+                row_now,
+                row_now,
                 &mut cells,
                 &mut results,
             )?;
+            self.row_clock.note(m.row(), &results[computed..], now);
         }
         if !cells.is_empty() {
             self.write_cells(cells, self.durability_of(mutations), now)?;

@@ -748,18 +748,26 @@ fn run(seed: u64, steps: usize) {
     let mut rng = SmallRng::seed_from_u64(seed);
     let rows: Vec<Vec<u8>> = (0..6).map(|i| format!("row{i}").into_bytes()).collect();
     let quals: Vec<Vec<u8>> = vec![b"".to_vec(), b"a".to_vec(), b"b".to_vec(), b"n".to_vec()];
+    // Per row, how far its increments and appends ran ahead of the clock: the server
+    // stamps the row's later writes no earlier (the region's RowClock).
+    let mut ahead: BTreeMap<Vec<u8>, i64> = BTreeMap::new();
     for step in 0..steps {
         let ctx = format!("seed {seed} step {step}");
         let now = h.clock.now_millis_for_test();
         let row = rows[rng.random_range(0..rows.len())].clone();
         let f = fams[rng.random_range(0..fams.len())].name.clone();
         let q = quals[rng.random_range(0..quals.len())].clone();
+        let stamp_now = ahead.get(&row).map_or(now, |a| now.max(*a));
         let ts = if rng.random_bool(0.2) {
             LATEST_TIMESTAMP
         } else {
             now - rng.random_range(0..40) * 1000
         };
-        let stamp = if ts == LATEST_TIMESTAMP { now } else { ts };
+        let stamp = if ts == LATEST_TIMESTAMP {
+            stamp_now
+        } else {
+            ts
+        };
         m.seq += 1;
         match rng.random_range(0..100) {
             0..=34 => {
@@ -783,7 +791,7 @@ fn run(seed: u64, steps: usize) {
                         // Delete at LATEST: the newest visible version.
                         let vis =
                             m.read_row(&row, &Some((f.clone(), q.clone())), 1, TimeRange::ALL, now);
-                        let mts = vis.first().map_or(now, |c| c.3);
+                        let mts = vis.first().map_or(stamp_now, |c| c.3);
                         (d.add_column(&f, &q), CellType::Delete, q.clone(), mts)
                     }
                     2 => (
@@ -811,7 +819,7 @@ fn run(seed: u64, steps: usize) {
             47..=49 => {
                 h.region.delete(Delete::new(row.clone())).unwrap();
                 for fam in &fams {
-                    m.add(&fam.name, &row, b"", now, CellType::DeleteFamily, b"");
+                    m.add(&fam.name, &row, b"", stamp_now, CellType::DeleteFamily, b"");
                 }
             }
             50..=57 => {
@@ -851,11 +859,20 @@ fn run(seed: u64, steps: usize) {
                         let (old, nts) = match cur.first() {
                             Some(c) => (
                                 i64::from_be_bytes(c.5.clone().try_into().unwrap()),
-                                now.max(c.3 + 1),
+                                stamp_now.max(c.3 + 1),
                             ),
-                            None => (0, now),
+                            None => (0, stamp_now),
                         };
+                        if nts > now {
+                            let a = ahead.entry(row.clone()).or_insert(nts);
+                            *a = (*a).max(nts);
+                        }
                         assert_eq!(res.cells[0].value(), (old + delta).to_be_bytes(), "{ctx}");
+                        assert_eq!(
+                            res.cells[0].timestamp(),
+                            nts,
+                            "{ctx}: increment's timestamp"
+                        );
                         // Every delta writes a version, 0 included (HBase 2.6).
                         m.add(
                             &f,
@@ -875,11 +892,16 @@ fn run(seed: u64, steps: usize) {
                     .append(Append::new(row.clone()).add_column(f.clone(), q.clone(), "+"))
                     .unwrap();
                 let (mut v, nts) = match cur.first() {
-                    Some(c) => (c.5.clone(), now.max(c.3 + 1)),
-                    None => (Vec::new(), now),
+                    Some(c) => (c.5.clone(), stamp_now.max(c.3 + 1)),
+                    None => (Vec::new(), stamp_now),
                 };
+                if nts > now {
+                    let a = ahead.entry(row.clone()).or_insert(nts);
+                    *a = (*a).max(nts);
+                }
                 v.push(b'+');
                 assert_eq!(res.cells[0].value(), v.as_slice(), "{ctx}");
+                assert_eq!(res.cells[0].timestamp(), nts, "{ctx}: append's timestamp");
                 m.add(&f, &row, &q, nts, CellType::Put, &v);
             }
             62..=67 => {
@@ -908,7 +930,7 @@ fn run(seed: u64, steps: usize) {
                 assert_eq!(ok, want, "{ctx}: checkAndMutate");
                 if ok {
                     let seen = cur.first().map_or(0, |c| c.3);
-                    m.add(&f, &row, b"a", now.max(seen), CellType::Put, &v);
+                    m.add(&f, &row, b"a", stamp_now.max(seen), CellType::Put, &v);
                 }
             }
             68..=79 => {
@@ -1044,10 +1066,13 @@ fn run(seed: u64, steps: usize) {
                 // Power loss: every acknowledged (FSYNC_WAL) write survives through WAL
                 // replay; the store files and the MemStore's contents are as before.
                 h.crash_and_reopen();
+                // How far counters ran ahead is kept in memory only.
+                ahead.clear();
                 check_files(&h, &m, &ctx);
             }
             _ => {
                 h.reopen();
+                ahead.clear();
                 m.flushed(now);
                 check_files(&h, &m, &ctx);
             }
