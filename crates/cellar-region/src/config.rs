@@ -95,6 +95,14 @@ pub struct Config {
     pub large_row_levels: crate::row_sizes::Levels,
     /// `hbase.ipc.warn.response.size` / `.time`, `hbase.regionserver.slowlog.ringbuffer.size`.
     pub large_log: crate::large_log::LargeLogConfig,
+    /// `hbase.regionserver.thrift.framed.max_frame_size_in_mb`: the largest frame a
+    /// framed Thrift client may send (MiB).
+    pub thrift_max_frame_mb: u64,
+    /// `hbase.regionserver.thrift.maxWorkerThreads`: Thrift connections served at once.
+    pub thrift_max_workers: usize,
+    /// `hbase.thrift.server.socket.read.timeout`: a Thrift connection silent this long
+    /// is closed (ms).
+    pub thrift_read_timeout_ms: u64,
     /// `cellar.hotrow.waits` / `cellar.hotrow.wait.ms`: lock waits (count, or time in
     /// all) from which a row is reported hot.
     pub hot_row_waits: u64,
@@ -148,6 +156,9 @@ impl Default for Config {
             scanner_time_limit_ms: 0,
             large_row_levels: crate::row_sizes::Levels::default(),
             large_log: crate::large_log::LargeLogConfig::default(),
+            thrift_max_frame_mb: 2,
+            thrift_max_workers: 1000,
+            thrift_read_timeout_ms: 60_000,
             hot_row_waits: 100,
             hot_row_wait_ms: 100,
             zookeeper_quorum: None,
@@ -300,6 +311,15 @@ impl Config {
             "hbase.ipc.warn.response.time" => self.large_log.time_ms = positive(key, v)?,
             "hbase.regionserver.slowlog.ringbuffer.size" => {
                 self.large_log.capacity = positive(key, v)? as usize
+            }
+            "hbase.regionserver.thrift.framed.max_frame_size_in_mb" => {
+                self.thrift_max_frame_mb = positive(key, v)?
+            }
+            "hbase.regionserver.thrift.maxWorkerThreads" => {
+                self.thrift_max_workers = positive(key, v)? as usize
+            }
+            "hbase.thrift.server.socket.read.timeout" => {
+                self.thrift_read_timeout_ms = positive(key, v)?
             }
             "cellar.hotrow.waits" => self.hot_row_waits = positive(key, v)?,
             "cellar.hotrow.wait.ms" => self.hot_row_wait_ms = positive(key, v)?,

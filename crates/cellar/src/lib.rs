@@ -21,6 +21,7 @@ pub mod server;
 pub mod shell;
 pub mod sizing;
 pub mod snapshot_import;
+pub mod thrift;
 
 pub use client::{Admin, Connection, LocalConnection, LocalTable, Table};
 pub use database::{Database, Options};

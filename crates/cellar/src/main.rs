@@ -12,6 +12,7 @@ mod hfile_tool;
 mod migrate_tool;
 mod sizing_tool;
 mod sync_tool;
+mod thrift_tool;
 mod wal_tool;
 
 use std::path::PathBuf;
@@ -59,7 +60,19 @@ enum Command {
         /// Register in this ZooKeeper quorum (sets hbase.zookeeper.quorum).
         #[arg(long)]
         zookeeper: Option<String>,
+        /// Also serve HBase's Thrift gateway (happybase and other Thrift clients).
+        #[arg(long)]
+        thrift: bool,
+        /// Thrift port.
+        #[arg(long, default_value_t = cellar::thrift::DEFAULT_PORT)]
+        thrift_port: u16,
+        /// Serve Thrift2's THBaseService instead of Thrift1's Hbase (implies --thrift).
+        #[arg(long)]
+        thrift2: bool,
     },
+    /// HBase's Thrift gateway as a process of its own, on a server reached with
+    /// --connect or --zookeeper (like HBase's ThriftServer).
+    Thrift(thrift_tool::ThriftArgs),
     /// The HBase shell on an embedded database in DIR (default ./cellar-data), or on a
     /// server with --connect / --zookeeper.
     Shell {
@@ -138,7 +151,7 @@ fn open_db(
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let serving = matches!(cli.command, Command::Server { .. });
+    let serving = matches!(cli.command, Command::Server { .. } | Command::Thrift(_));
     let logs = tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
@@ -158,6 +171,7 @@ fn main() -> ExitCode {
     }
     match cli.command {
         Command::Hfile(args) => hfile_tool::run(&args),
+        Command::Thrift(args) => finish(thrift_tool::run(&args)),
         Command::Wal(args) => wal_tool::run(&args),
         Command::Server {
             dir,
@@ -167,6 +181,9 @@ fn main() -> ExitCode {
             hostname,
             info_port,
             zookeeper,
+            thrift,
+            thrift_port,
+            thrift2,
         } => {
             let db = match open_db(&dir, config.as_deref(), zookeeper) {
                 Ok(db) => db,
@@ -180,6 +197,10 @@ fn main() -> ExitCode {
                 port,
                 hostname,
                 info_port: Some(info_port),
+                thrift: (thrift || thrift2).then_some(cellar::server::ThriftServe {
+                    port: thrift_port,
+                    thrift2,
+                }),
             };
             let server = match cellar::server::Server::start(db, &opts) {
                 Ok(s) => s,
@@ -194,6 +215,9 @@ fn main() -> ExitCode {
                     server.addr()
                 ),
                 None => eprintln!("cellar server listening on {}", server.addr()),
+            }
+            if let Some(t) = server.thrift_addr() {
+                eprintln!("thrift gateway listening on {t}");
             }
             match server.run_until_signal() {
                 Ok(()) => ExitCode::SUCCESS,

@@ -64,6 +64,17 @@ pub struct ServerOptions {
     pub hostname: Option<String>,
     /// Status page and metrics port (`None`: no status page).
     pub info_port: Option<u16>,
+    /// Also serve HBase's Thrift gateway (`None`: no Thrift port).
+    pub thrift: Option<ThriftServe>,
+}
+
+/// The Thrift gateway beside the RPC port.
+#[derive(Debug, Clone)]
+pub struct ThriftServe {
+    /// Thrift port (0: any free port).
+    pub port: u16,
+    /// Thrift2's `THBaseService` instead of Thrift1's `Hbase`.
+    pub thrift2: bool,
 }
 
 impl Default for ServerOptions {
@@ -73,6 +84,7 @@ impl Default for ServerOptions {
             port: DEFAULT_PORT,
             hostname: None,
             info_port: Some(DEFAULT_INFO_PORT),
+            thrift: None,
         }
     }
 }
@@ -120,6 +132,7 @@ pub struct Server {
     stop: watch::Sender<bool>,
     accept: tokio::task::JoinHandle<()>,
     zk: Option<zookeeper::Registration>,
+    thrift: Option<cellar_thrift::Gateway>,
 }
 
 impl Server {
@@ -190,6 +203,26 @@ impl Server {
             tracing::info!(addr = %a, "status page and /metrics");
         }
         runtime.spawn(reaper(ctx.clone(), stop_rx));
+        let thrift = match &opts.thrift {
+            Some(t) => {
+                let mut topts = crate::thrift::ThriftOptions::from_config(
+                    ctx.db.config(),
+                    &opts.bind,
+                    t.port,
+                    t.thrift2,
+                );
+                topts.cluster_id = ctx.cluster_id.clone();
+                let conn: Arc<dyn crate::client::Connection> =
+                    Arc::new(ctx.db.connection().clone());
+                Some(
+                    crate::thrift::start(conn, &topts).map_err(|e| DbError::Open {
+                        path: "thrift".into(),
+                        reason: e.message().to_string(),
+                    })?,
+                )
+            }
+            None => None,
+        };
         tracing::info!(server = %server_name, %addr, "cellar server listening");
         Ok(Server {
             runtime,
@@ -199,7 +232,13 @@ impl Server {
             stop,
             accept,
             zk,
+            thrift,
         })
+    }
+
+    /// The address of the Thrift gateway, when there is one.
+    pub fn thrift_addr(&self) -> Option<SocketAddr> {
+        self.thrift.as_ref().map(|g| g.addr())
     }
 
     /// The address the RPC port is bound to.
@@ -255,8 +294,12 @@ impl Server {
             stop,
             accept,
             zk,
+            thrift,
             ..
         } = self;
+        if let Some(g) = thrift {
+            g.shutdown();
+        }
         if let Some(z) = zk {
             runtime.block_on(z.withdraw());
         }

@@ -271,3 +271,88 @@ impl Drop for HBase {
         }
     }
 }
+
+/// HBase's own Thrift gateway (`compat/hbase-thrift`), run against an [`HBase`].
+pub struct ThriftGateway {
+    child: Child,
+    /// `127.0.0.1:PORT`.
+    pub addr: String,
+    log: PathBuf,
+}
+
+/// The class path of HBase's Thrift gateway, when the Maven module has been resolved.
+pub fn thrift_classpath() -> Option<String> {
+    let cp =
+        std::fs::read_to_string(root().join("compat/hbase-thrift/target/classpath.txt")).ok()?;
+    let cp = cp.trim();
+    (!cp.is_empty()).then(|| cp.to_string())
+}
+
+impl HBase {
+    /// Starts HBase's Thrift1 (`thrift2`: Thrift2) gateway on this HBase and waits until
+    /// it listens.
+    pub fn start_thrift(&self, thrift2: bool) -> ThriftGateway {
+        let cp = thrift_classpath().expect(
+            "compat/hbase-thrift/target/classpath.txt (mvn -f compat/hbase-thrift/pom.xml package)",
+        );
+        let (port, info) = (free_port(), free_port());
+        let class = if thrift2 {
+            "org.apache.hadoop.hbase.thrift2.ThriftServer"
+        } else {
+            "org.apache.hadoop.hbase.thrift.ThriftServer"
+        };
+        let log = self
+            .dir
+            .path()
+            .join(format!("thrift{}.log", if thrift2 { 2 } else { 1 }));
+        let out = std::fs::File::create(&log).unwrap();
+        let child = Command::new("java")
+            .arg("-Xmx512m")
+            .args(JAVA17_FLAGS)
+            .arg("-cp")
+            .arg(format!("{}:{cp}", self.dir.path().join("conf").display()))
+            .arg(class)
+            .args([
+                "-b",
+                "127.0.0.1",
+                "-p",
+                &port.to_string(),
+                "--infoport",
+                &info.to_string(),
+                "start",
+            ])
+            .stdin(Stdio::null())
+            .stdout(out.try_clone().unwrap())
+            .stderr(out)
+            .spawn()
+            .expect("start java");
+        let mut gw = ThriftGateway {
+            child,
+            addr: format!("127.0.0.1:{port}"),
+            log,
+        };
+        let started = Instant::now();
+        while std::net::TcpStream::connect(&gw.addr).is_err() {
+            if let Ok(Some(status)) = gw.child.try_wait() {
+                panic!(
+                    "HBase's Thrift gateway exited ({status}):\n{}",
+                    std::fs::read_to_string(&gw.log).unwrap_or_default()
+                );
+            }
+            assert!(
+                started.elapsed() < START_TIMEOUT,
+                "HBase's Thrift gateway did not listen:\n{}",
+                std::fs::read_to_string(&gw.log).unwrap_or_default()
+            );
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        gw
+    }
+}
+
+impl Drop for ThriftGateway {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

@@ -4,6 +4,7 @@
 
 pub mod hbase;
 pub mod server;
+pub mod thrift;
 pub mod zookeeper;
 
 use std::path::{Path, PathBuf};

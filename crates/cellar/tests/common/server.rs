@@ -16,6 +16,8 @@ pub struct ServerProcess {
     pub dir: PathBuf,
     /// Lines the server logged after it started.
     pub log: mpsc::Receiver<String>,
+    /// The Thrift gateway (`host:port`), when started with `--thrift` / `--thrift2`.
+    pub thrift: Option<String>,
 }
 
 impl ServerProcess {
@@ -38,6 +40,7 @@ impl ServerProcess {
         let stderr = child.stderr.take().expect("stderr");
         let (tx, rx) = mpsc::channel();
         let (addr_tx, addr_rx) = mpsc::channel();
+        let (thrift_tx, thrift_rx) = mpsc::channel();
         // A real process needs a real thread reading its log.
         let echo = std::env::var_os("CELLAR_TEST_SERVER_LOG").is_some();
         #[allow(clippy::disallowed_methods)]
@@ -50,6 +53,10 @@ impl ServerProcess {
                         sent = true;
                         continue;
                     }
+                }
+                if let Some(a) = line.strip_prefix("thrift gateway listening on ") {
+                    let _ = thrift_tx.send(a.trim().to_string());
+                    continue;
                 }
                 if echo {
                     eprintln!("[cellar server] {line}");
@@ -74,12 +81,21 @@ impl ServerProcess {
             .split("http://")
             .nth(1)
             .map(|s| s.trim_end_matches(&['/', ')'][..]).to_string());
+        let thrift = extra
+            .iter()
+            .any(|a| *a == "--thrift" || *a == "--thrift2")
+            .then(|| {
+                thrift_rx
+                    .recv_timeout(Duration::from_secs(30))
+                    .expect("thrift gateway address")
+            });
         ServerProcess {
             child,
             addr,
             info,
             dir: dir.to_path_buf(),
             log: rx,
+            thrift,
         }
     }
 
