@@ -11,28 +11,13 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
 use common::server::ServerProcess;
 use common::zookeeper::ZooKeeper;
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn required() -> bool {
-    std::env::var("CELLAR_REQUIRE_COMPAT").is_ok_and(|v| v == "1")
-}
-
-/// Skips (or, when required, fails) a test whose prerequisite is missing.
-fn need(ok: bool, what: &str) -> bool {
-    if !ok {
-        assert!(!required(), "{what} is missing and CELLAR_REQUIRE_COMPAT=1");
-        eprintln!("skipped: {what} is not available");
-    }
-    ok
-}
+use common::compat::{need, root};
 
 fn java_classpath() -> Option<String> {
     let dir = root().join("compat/java/target");

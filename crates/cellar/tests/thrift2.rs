@@ -6,28 +6,12 @@ mod common;
 
 use cellar_thrift::{Struct, TType, Value};
 use common::server::ServerProcess;
-use common::thrift::{args, b, Client};
-
-fn tname(q: &str) -> Value {
-    Value::Struct(Struct::new().with(1, b("default")).with(2, b(q)))
-}
+use common::thrift::{args, b, col_value, tname, tput, Client};
 
 fn family(name: &str, versions: i32) -> Struct {
     Struct::new()
         .with(1, b(name))
         .with(10, Value::I32(versions))
-}
-
-fn col_value(f: &str, q: &str, v: &str, ts: Option<i64>) -> Struct {
-    Struct::new()
-        .with(1, b(f))
-        .with(2, b(q))
-        .with(3, b(v))
-        .with_opt(4, ts.map(Value::I64))
-}
-
-fn tput(row: &str, cells: Vec<Struct>) -> Value {
-    Value::Struct(Struct::new().with(1, b(row)).with(2, Value::structs(cells)))
 }
 
 fn tget(row: &str) -> Struct {

@@ -9,36 +9,17 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::time::Duration;
+use std::process::Command;
 
+use common::compat::{need, python_with, root};
 use common::server::ServerProcess;
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn required() -> bool {
-    std::env::var("CELLAR_REQUIRE_COMPAT").is_ok_and(|v| v == "1")
-}
-
-fn need(ok: bool, what: &str) -> bool {
-    if !ok {
-        assert!(!required(), "{what} is missing and CELLAR_REQUIRE_COMPAT=1");
-        eprintln!("skipped: {what} is not available");
-    }
-    ok
-}
+use common::thrift::GatewayProcess;
 
 /// pytest from the venv with happybase, when installed.
 fn pytest() -> Option<PathBuf> {
+    python_with("happybase")?;
     let p = root().join("compat/python/.venv/bin/pytest");
-    let ok = p.exists()
-        && Command::new(root().join("compat/python/.venv/bin/python"))
-            .args(["-c", "import happybase"])
-            .status()
-            .is_ok_and(|s| s.success());
-    ok.then_some(p)
+    p.exists().then_some(p)
 }
 
 fn upstream_suite() -> PathBuf {
@@ -69,6 +50,22 @@ fn run_pytest(pytest: &Path, target: &Path, addr: &str, env: &[(&str, &str)]) ->
     stdout
 }
 
+/// pytest and happybase's suite (with our two shims beside it), or why not.
+fn prerequisites() -> Option<(PathBuf, PathBuf)> {
+    let Some(pytest) = pytest() else {
+        need(false, "happybase and pytest in compat/python/.venv");
+        return None;
+    };
+    let Some(suite) = suite_dir() else {
+        need(
+            false,
+            "happybase's test suite (compat/python/happybase_suite/upstream)",
+        );
+        return None;
+    };
+    Some((pytest, suite))
+}
+
 /// The upstream suite with our two shims beside it.
 fn suite_dir() -> Option<PathBuf> {
     let dir = upstream_suite();
@@ -85,15 +82,7 @@ fn suite_dir() -> Option<PathBuf> {
 
 #[test]
 fn happybase_suite_on_the_server_gateway() {
-    let Some(pytest) = pytest() else {
-        need(false, "happybase and pytest in compat/python/.venv");
-        return;
-    };
-    let Some(suite) = suite_dir() else {
-        need(
-            false,
-            "happybase's test suite (compat/python/happybase_suite/upstream)",
-        );
+    let Some((pytest, suite)) = prerequisites() else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
@@ -118,62 +107,15 @@ fn happybase_suite_on_the_server_gateway() {
     assert_eq!(server.stop(), Some(0));
 }
 
-struct Gateway(Child);
-
-impl Drop for Gateway {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .unwrap()
-}
-
 #[test]
 fn happybase_suite_on_a_gateway_process() {
-    let Some(pytest) = pytest() else {
-        need(false, "happybase and pytest in compat/python/.venv");
-        return;
-    };
-    let Some(suite) = suite_dir() else {
-        need(
-            false,
-            "happybase's test suite (compat/python/happybase_suite/upstream)",
-        );
+    let Some((pytest, suite)) = prerequisites() else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
     let server = ServerProcess::start(dir.path());
-    let port = free_port();
-    let gw = Gateway(
-        Command::new(env!("CARGO_BIN_EXE_cellar"))
-            .args([
-                "thrift",
-                "--connect",
-                &server.addr,
-                "--port",
-                &port.to_string(),
-            ])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start cellar thrift"),
-    );
-    let addr = format!("127.0.0.1:{port}");
-    let start = std::time::Instant::now();
-    while std::net::TcpStream::connect(&addr).is_err() {
-        assert!(
-            start.elapsed() < Duration::from_secs(30),
-            "cellar thrift did not listen"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    let gw = GatewayProcess::start(&server.addr, false);
+    let addr = gw.addr.clone();
     let out = run_pytest(
         &pytest,
         &suite.join("test_api.py"),

@@ -11,30 +11,17 @@ mod common;
 mod thrift2_session;
 
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
 
+use common::compat::{python_with, root};
 use common::hbase::{self, HBase};
 use common::server::ServerProcess;
+use common::thrift::GatewayProcess;
 use thrift2_session::thrift2_session;
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn python() -> Option<PathBuf> {
-    let p = root().join("compat/python/.venv/bin/python");
-    let ok = p.exists()
-        && Command::new(&p)
-            .args(["-c", "import happybase"])
-            .status()
-            .is_ok_and(|s| s.success());
-    ok.then_some(p)
-}
 
 fn available() -> Option<PathBuf> {
     let ready = hbase::classpath().is_some() && hbase::thrift_classpath().is_some();
-    let py = python();
+    let py = python_with("happybase");
     if !ready || py.is_none() {
         assert!(
             !hbase::required(),
@@ -60,15 +47,6 @@ fn session(py: &Path, addr: &str) -> String {
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-struct Process(Child);
-
-impl Drop for Process {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
 }
 
 fn diff(name: &str, hbase: &str, cellar: &str) {
@@ -99,33 +77,8 @@ fn cellar_answers_as_hbase_thrift_gateways_do() {
     let gw2 = hb.start_thrift(true);
     let reference = thrift2_session(&gw2.addr);
     drop(gw2);
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let _gw = Process(
-        Command::new(env!("CARGO_BIN_EXE_cellar"))
-            .args([
-                "thrift",
-                "--thrift2",
-                "--connect",
-                &server.addr,
-                "--port",
-                &port.to_string(),
-            ])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start cellar thrift"),
-    );
-    let addr = format!("127.0.0.1:{port}");
-    let started = Instant::now();
-    while std::net::TcpStream::connect(&addr).is_err() {
-        assert!(started.elapsed() < Duration::from_secs(30));
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    let gw = GatewayProcess::start(&server.addr, true);
+    let addr = gw.addr.clone();
     let ours = thrift2_session(&addr);
     diff("Thrift2", &reference, &ours);
 }

@@ -2,6 +2,7 @@
 //! manual clock, and listing the files under a directory.
 #![allow(dead_code)]
 
+pub mod compat;
 pub mod hbase;
 pub mod server;
 pub mod thrift;

@@ -138,3 +138,71 @@ pub fn b(s: &str) -> Value {
 pub fn args() -> Struct {
     Struct::new()
 }
+
+/// A Thrift2 TTableName in the default namespace.
+pub fn tname(q: &str) -> Value {
+    Value::Struct(Struct::new().with(1, b("default")).with(2, b(q)))
+}
+
+/// A Thrift2 TColumnValue.
+pub fn col_value(f: &str, q: &str, v: &str, ts: Option<i64>) -> Struct {
+    Struct::new()
+        .with(1, b(f))
+        .with(2, b(q))
+        .with(3, b(v))
+        .with_opt(4, ts.map(Value::I64))
+}
+
+/// A Thrift2 TPut.
+pub fn tput(row: &str, cells: Vec<Struct>) -> Value {
+    Value::Struct(Struct::new().with(1, b(row)).with(2, Value::structs(cells)))
+}
+
+/// `cellar thrift --connect SERVER` as a process of its own, on a free port; killed
+/// when dropped.
+pub struct GatewayProcess {
+    child: std::process::Child,
+    /// `127.0.0.1:PORT`.
+    pub addr: String,
+}
+
+impl GatewayProcess {
+    #[allow(clippy::disallowed_methods)] // a real process, waited for in real time
+    pub fn start(server: &str, thrift2: bool) -> GatewayProcess {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .map(|a| a.port())
+            .unwrap();
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_cellar"));
+        cmd.args(["thrift", "--connect", server, "--port", &port.to_string()]);
+        if thrift2 {
+            cmd.arg("--thrift2");
+        }
+        let child = cmd
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("start cellar thrift");
+        let gw = GatewayProcess {
+            child,
+            addr: format!("127.0.0.1:{port}"),
+        };
+        let started = std::time::Instant::now();
+        while TcpStream::connect(&gw.addr).is_err() {
+            assert!(
+                started.elapsed() < Duration::from_secs(30),
+                "cellar thrift did not listen"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        gw
+    }
+}
+
+impl Drop for GatewayProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

@@ -5,7 +5,7 @@
 
 use cellar_thrift::{Struct, TType, Value};
 
-use crate::common::thrift::{args, b, Answer, Client};
+use crate::common::thrift::{args, b, col_value as cv, tname, tput, Answer, Client};
 
 /// A value printed with server timestamps (after 2001) as NOW and exception messages
 /// cut to the HBase exception class they name.
@@ -66,22 +66,6 @@ fn answer(a: Answer) -> String {
         Answer::Application(6, _) => "REFUSED".into(),
         Answer::Application(kind, _) => format!("TApplicationException {kind}"),
     }
-}
-
-fn tname(q: &str) -> Value {
-    Value::Struct(Struct::new().with(1, b("default")).with(2, b(q)))
-}
-
-fn cv(f: &str, q: &str, v: &str, ts: Option<i64>) -> Struct {
-    Struct::new()
-        .with(1, b(f))
-        .with(2, b(q))
-        .with(3, b(v))
-        .with_opt(4, ts.map(Value::I64))
-}
-
-fn tput(row: &str, cells: Vec<Struct>) -> Value {
-    Value::Struct(Struct::new().with(1, b(row)).with(2, Value::structs(cells)))
 }
 
 /// One Thrift2 session; each call's normalised answer, one a line.
