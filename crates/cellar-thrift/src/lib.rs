@@ -11,5 +11,5 @@ pub mod wire;
 pub use server::{Gateway, Reply, ServerConfig, Service};
 pub use thrift::protocol::TType;
 pub use thrift::ApplicationErrorKind;
-pub use value::{Struct, Value};
+pub use value::{describe, Struct, Value};
 pub use wire::{Protocol, Transport, Wire, WireError};

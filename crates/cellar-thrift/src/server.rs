@@ -164,7 +164,10 @@ fn accept_loop(
         let stream = match stream {
             Ok(s) => s,
             Err(e) => {
+                // Out of file descriptors, say: back off rather than spin.
                 tracing::warn!("thrift accept failed: {e}");
+                #[allow(clippy::disallowed_methods)]
+                std::thread::sleep(Duration::from_millis(50));
                 continue;
             }
         };

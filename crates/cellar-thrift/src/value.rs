@@ -13,6 +13,11 @@ use thrift::{ProtocolError, ProtocolErrorKind};
 /// Deepest nesting of structs and containers a message may have.
 pub const MAX_DEPTH: usize = 64;
 
+/// Most values one message may hold (a batch of a million columns holds about five
+/// million): a peer cannot make the gateway build more than this, whatever the counts
+/// its containers declare.
+pub const MAX_VALUES: usize = 16 << 20;
+
 /// One Thrift value.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Value {
@@ -204,11 +209,33 @@ impl Struct {
 
     /// Reads a struct whose begin has not been read yet.
     pub fn read(p: &mut dyn TInputProtocol) -> thrift::Result<Struct> {
-        read_struct(p, 0)
+        Struct::read_at_most(p, MAX_VALUES)
+    }
+
+    /// Reads a struct of at most `values` values.
+    fn read_at_most(p: &mut dyn TInputProtocol, values: usize) -> thrift::Result<Struct> {
+        let mut budget = values;
+        read_struct(p, 0, &mut budget)
     }
 
     pub fn write(&self, p: &mut dyn TOutputProtocol) -> thrift::Result<()> {
         write_struct(p, self)
+    }
+}
+
+/// What went wrong, in words: the `thrift` crate's errors print their kind alone and
+/// keep the detail in their message.
+pub fn describe(e: &thrift::Error) -> String {
+    let (kind, message) = match e {
+        thrift::Error::Protocol(p) => (p.to_string(), p.message.as_str()),
+        thrift::Error::Transport(t) => (t.to_string(), t.message.as_str()),
+        thrift::Error::Application(a) => (a.to_string(), a.message.as_str()),
+        thrift::Error::User(u) => return u.to_string(),
+    };
+    if message.is_empty() {
+        kind
+    } else {
+        format!("{kind}: {message}")
     }
 }
 
@@ -219,7 +246,18 @@ fn too_deep() -> thrift::Error {
     ))
 }
 
-fn read_struct(p: &mut dyn TInputProtocol, depth: usize) -> thrift::Result<Struct> {
+fn too_many() -> thrift::Error {
+    thrift::Error::Protocol(ProtocolError::new(
+        ProtocolErrorKind::SizeLimit,
+        format!("message holds more than {MAX_VALUES} values"),
+    ))
+}
+
+fn read_struct(
+    p: &mut dyn TInputProtocol,
+    depth: usize,
+    budget: &mut usize,
+) -> thrift::Result<Struct> {
     if depth >= MAX_DEPTH {
         return Err(too_deep());
     }
@@ -231,7 +269,7 @@ fn read_struct(p: &mut dyn TInputProtocol, depth: usize) -> thrift::Result<Struc
             break;
         }
         let id = f.id.unwrap_or(0);
-        if let Some(v) = read_value(p, f.field_type, depth + 1)? {
+        if let Some(v) = read_value(p, f.field_type, depth + 1, budget)? {
             s.fields.push((id, v));
         }
         p.read_field_end()?;
@@ -241,10 +279,16 @@ fn read_struct(p: &mut dyn TInputProtocol, depth: usize) -> thrift::Result<Struc
 }
 
 /// Reads one value of wire type `t`; `None` for types without a value (void, uuid).
-fn read_value(p: &mut dyn TInputProtocol, t: TType, depth: usize) -> thrift::Result<Option<Value>> {
+fn read_value(
+    p: &mut dyn TInputProtocol,
+    t: TType,
+    depth: usize,
+    budget: &mut usize,
+) -> thrift::Result<Option<Value>> {
     if depth >= MAX_DEPTH {
         return Err(too_deep());
     }
+    *budget = budget.checked_sub(1).ok_or_else(too_many)?;
     Ok(Some(match t {
         TType::Bool => Value::Bool(p.read_bool()?),
         TType::I08 => Value::Byte(p.read_i8()?),
@@ -253,16 +297,16 @@ fn read_value(p: &mut dyn TInputProtocol, t: TType, depth: usize) -> thrift::Res
         TType::I64 => Value::I64(p.read_i64()?),
         TType::Double => Value::Double(p.read_double()?),
         TType::String | TType::Utf7 => Value::Binary(p.read_bytes()?),
-        TType::Struct => Value::Struct(read_struct(p, depth)?),
+        TType::Struct => Value::Struct(read_struct(p, depth, budget)?),
         TType::List => {
             let id = p.read_list_begin()?;
-            let items = read_items(p, id.element_type, id.size, depth)?;
+            let items = read_items(p, id.element_type, id.size, depth, budget)?;
             p.read_list_end()?;
             Value::List(id.element_type, items)
         }
         TType::Set => {
             let id = p.read_set_begin()?;
-            let items = read_items(p, id.element_type, id.size, depth)?;
+            let items = read_items(p, id.element_type, id.size, depth, budget)?;
             p.read_set_end()?;
             Value::Set(id.element_type, items)
         }
@@ -274,8 +318,8 @@ fn read_value(p: &mut dyn TInputProtocol, t: TType, depth: usize) -> thrift::Res
             );
             let mut entries = Vec::with_capacity(prealloc(id.size));
             for _ in 0..id.size.max(0) {
-                let k = read_value(p, kt, depth + 1)?;
-                let v = read_value(p, vt, depth + 1)?;
+                let k = read_value(p, kt, depth + 1, budget)?;
+                let v = read_value(p, vt, depth + 1, budget)?;
                 if let (Some(k), Some(v)) = (k, v) {
                     entries.push((k, v));
                 }
@@ -301,10 +345,11 @@ fn read_items(
     t: TType,
     n: i32,
     depth: usize,
+    budget: &mut usize,
 ) -> thrift::Result<Vec<Value>> {
     let mut items = Vec::with_capacity(prealloc(n));
     for _ in 0..n.max(0) {
-        if let Some(v) = read_value(p, t, depth + 1)? {
+        if let Some(v) = read_value(p, t, depth + 1, budget)? {
             items.push(v);
         }
     }
@@ -428,6 +473,22 @@ mod tests {
             msg.contains("nested deeper") || msg.contains("depth"),
             "{msg}"
         );
+    }
+
+    #[test]
+    fn a_message_cannot_hold_more_values_than_the_budget() {
+        // A struct of 1,001 boolean fields, read with room for 1,000 values.
+        let mut buf = Vec::new();
+        for i in 0..1001u16 {
+            buf.extend_from_slice(&[2, (i >> 8) as u8, i as u8, 1]);
+        }
+        buf.push(0);
+        let s = Struct::read_at_most(&mut TBinaryInputProtocol::new(&buf[..], true), 1001);
+        assert_eq!(s.unwrap().fields.len(), 1001);
+        let err =
+            Struct::read_at_most(&mut TBinaryInputProtocol::new(&buf[..], true), 1000).unwrap_err();
+        let msg = describe(&err);
+        assert!(msg.contains("more than") && msg.contains("values"), "{msg}");
     }
 
     #[test]

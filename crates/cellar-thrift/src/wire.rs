@@ -15,7 +15,7 @@ use thrift::protocol::{
 };
 use thrift::{ApplicationError, ApplicationErrorKind, TConfiguration};
 
-use crate::value::Struct;
+use crate::value::{describe, Struct};
 
 /// How a client frames its messages.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -258,7 +258,7 @@ impl<S: Read + Write> Wire<S> {
             Protocol::Binary => f(&mut TBinaryOutputProtocol::new(&mut buf, true)),
             Protocol::Compact => f(&mut TCompactOutputProtocol::new(&mut buf)),
         };
-        r.map_err(|e| WireError::Malformed(format!("cannot encode the reply: {e}")))?;
+        r.map_err(|e| WireError::Malformed(format!("cannot encode the reply: {}", describe(&e))))?;
         Ok(buf)
     }
 
@@ -299,11 +299,11 @@ fn read_message(p: &mut dyn TInputProtocol) -> Result<Call, WireError> {
         thrift::Error::Transport(t) if t.kind == thrift::TransportErrorKind::EndOfFile => {
             WireError::Malformed("message cut short".into())
         }
-        e => WireError::Malformed(e.to_string()),
+        e => WireError::Malformed(describe(&e)),
     })?;
     let args = Struct::read(p)
         .and_then(|s| p.read_message_end().map(|_| s))
-        .map_err(|e| e.to_string());
+        .map_err(|e| describe(&e));
     Ok(Call {
         name: id.name,
         kind: id.message_type,
