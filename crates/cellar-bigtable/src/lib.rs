@@ -25,3 +25,4 @@ pub mod filter;
 
 pub use googleapis_tonic_google_bigtable_admin_v2::google::bigtable::admin::v2 as admin;
 pub use googleapis_tonic_google_bigtable_v2::google::bigtable::v2;
+pub use googleapis_tonic_google_bigtable_v2::google::rpc;

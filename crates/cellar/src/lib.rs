@@ -4,6 +4,7 @@
 //! server in this process behind the in-process connection, plus the HBase-style shell
 //! that drives a connection.
 
+pub mod bigtable;
 pub mod bulkload;
 pub mod census;
 pub mod client;

@@ -69,6 +69,12 @@ enum Command {
         /// Serve Thrift2's THBaseService instead of Thrift1's Hbase (implies --thrift).
         #[arg(long)]
         thrift2: bool,
+        /// Also serve the Bigtable v2 API (clients find it through BIGTABLE_EMULATOR_HOST).
+        #[arg(long)]
+        bigtable: bool,
+        /// Bigtable API port.
+        #[arg(long, default_value_t = cellar::bigtable::DEFAULT_PORT)]
+        bigtable_port: u16,
     },
     /// HBase's Thrift gateway as a process of its own, on a server reached with
     /// --connect or --zookeeper (like HBase's ThriftServer).
@@ -184,6 +190,8 @@ fn main() -> ExitCode {
             thrift,
             thrift_port,
             thrift2,
+            bigtable,
+            bigtable_port,
         } => {
             let db = match open_db(&dir, config.as_deref(), zookeeper) {
                 Ok(db) => db,
@@ -201,6 +209,7 @@ fn main() -> ExitCode {
                     port: thrift_port,
                     thrift2,
                 }),
+                bigtable_port: bigtable.then_some(bigtable_port),
             };
             let server = match cellar::server::Server::start(db, &opts) {
                 Ok(s) => s,
@@ -218,6 +227,9 @@ fn main() -> ExitCode {
             }
             if let Some(t) = server.thrift_addr() {
                 eprintln!("thrift gateway listening on {t}");
+            }
+            if let Some(b) = server.bigtable_addr() {
+                eprintln!("bigtable gateway listening on {b}");
             }
             match server.run_until_signal() {
                 Ok(()) => ExitCode::SUCCESS,

@@ -66,6 +66,8 @@ pub struct ServerOptions {
     pub info_port: Option<u16>,
     /// Also serve HBase's Thrift gateway (`None`: no Thrift port).
     pub thrift: Option<ThriftServe>,
+    /// Also serve the Bigtable v2 API on this port (0: any free port).
+    pub bigtable_port: Option<u16>,
 }
 
 /// The Thrift gateway beside the RPC port.
@@ -85,6 +87,7 @@ impl Default for ServerOptions {
             hostname: None,
             info_port: Some(DEFAULT_INFO_PORT),
             thrift: None,
+            bigtable_port: None,
         }
     }
 }
@@ -133,6 +136,7 @@ pub struct Server {
     accept: tokio::task::JoinHandle<()>,
     zk: Option<zookeeper::Registration>,
     thrift: Option<cellar_thrift::Gateway>,
+    bigtable_addr: Option<SocketAddr>,
 }
 
 impl Server {
@@ -202,7 +206,7 @@ impl Server {
             runtime.spawn(http::serve(l, ctx.clone(), stop_rx.clone()));
             tracing::info!(addr = %a, "status page and /metrics");
         }
-        runtime.spawn(reaper(ctx.clone(), stop_rx));
+        runtime.spawn(reaper(ctx.clone(), stop_rx.clone()));
         let thrift = match &opts.thrift {
             Some(t) => {
                 let mut topts = crate::thrift::ThriftOptions::from_config(
@@ -223,6 +227,29 @@ impl Server {
             }
             None => None,
         };
+        let bigtable_addr = match opts.bigtable_port {
+            Some(port) => {
+                let bind = format!("{}:{port}", opts.bind);
+                let l = runtime
+                    .block_on(TcpListener::bind(&bind))
+                    .map_err(|e| io_err(Path::new(&bind), e))?;
+                let a = l.local_addr().map_err(|e| io_err(Path::new(&bind), e))?;
+                let conn: Arc<dyn crate::client::Connection> =
+                    Arc::new(ctx.db.connection().clone());
+                let mut rx = stop_rx.clone();
+                let stopped = async move {
+                    let _ = rx.changed().await;
+                };
+                runtime.spawn(async move {
+                    if let Err(e) = crate::bigtable::serve(conn, l, stopped).await {
+                        tracing::warn!("{e}");
+                    }
+                });
+                tracing::info!(addr = %a, "bigtable gateway listening");
+                Some(a)
+            }
+            None => None,
+        };
         tracing::info!(server = %server_name, %addr, "cellar server listening");
         Ok(Server {
             runtime,
@@ -233,7 +260,13 @@ impl Server {
             accept,
             zk,
             thrift,
+            bigtable_addr,
         })
+    }
+
+    /// The address of the Bigtable gateway, when there is one.
+    pub fn bigtable_addr(&self) -> Option<SocketAddr> {
+        self.bigtable_addr
     }
 
     /// The address of the Thrift gateway, when there is one.

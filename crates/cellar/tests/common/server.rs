@@ -18,6 +18,8 @@ pub struct ServerProcess {
     pub log: mpsc::Receiver<String>,
     /// The Thrift gateway (`host:port`), when started with `--thrift` / `--thrift2`.
     pub thrift: Option<String>,
+    /// The Bigtable gateway (`host:port`), when started with `--bigtable`.
+    pub bigtable: Option<String>,
 }
 
 impl ServerProcess {
@@ -41,6 +43,7 @@ impl ServerProcess {
         let (tx, rx) = mpsc::channel();
         let (addr_tx, addr_rx) = mpsc::channel();
         let (thrift_tx, thrift_rx) = mpsc::channel();
+        let (bt_tx, bt_rx) = mpsc::channel();
         // A real process needs a real thread reading its log.
         let echo = std::env::var_os("CELLAR_TEST_SERVER_LOG").is_some();
         #[allow(clippy::disallowed_methods)]
@@ -56,6 +59,10 @@ impl ServerProcess {
                 }
                 if let Some(a) = line.strip_prefix("thrift gateway listening on ") {
                     let _ = thrift_tx.send(a.trim().to_string());
+                    continue;
+                }
+                if let Some(a) = line.strip_prefix("bigtable gateway listening on ") {
+                    let _ = bt_tx.send(a.trim().to_string());
                     continue;
                 }
                 if echo {
@@ -89,6 +96,11 @@ impl ServerProcess {
                     .recv_timeout(Duration::from_secs(30))
                     .expect("thrift gateway address")
             });
+        let bigtable = extra.contains(&"--bigtable").then(|| {
+            bt_rx
+                .recv_timeout(Duration::from_secs(30))
+                .expect("bigtable gateway address")
+        });
         ServerProcess {
             child,
             addr,
@@ -96,6 +108,7 @@ impl ServerProcess {
             dir: dir.to_path_buf(),
             log: rx,
             thrift,
+            bigtable,
         }
     }
 
