@@ -6,7 +6,7 @@
 /// `google.protobuf.Empty`, as prost gives it.
 pub type Empty = ();
 
-/// The generated server stubs.
+/// The generated server stubs and clients.
 #[allow(clippy::all, clippy::unwrap_used, missing_docs, unused_qualifications)]
 pub mod stubs {
     include!(concat!(env!("OUT_DIR"), "/google.bigtable.v2.Bigtable.rs"));

@@ -109,6 +109,12 @@ impl BigtableTableAdmin for TableAdmin {
         let out = desc.clone();
         blocking(move || {
             let admin = conn.admin();
+            if admin.table_exists(&desc.name).map_err(status)? {
+                return Err(Status::already_exists(format!(
+                    "Table already exists: {}",
+                    desc.name
+                )));
+            }
             if !admin.list_namespaces().map_err(status)?.contains(&ns) {
                 match admin.create_namespace(&ns) {
                     Ok(()) => {}

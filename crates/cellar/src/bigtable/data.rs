@@ -8,7 +8,7 @@
 use std::pin::Pin;
 use std::sync::Arc;
 
-use cellar_api::{Append, Get, Increment};
+use cellar_api::Get;
 use cellar_bigtable::filter::{filter_row, Cell};
 use cellar_bigtable::stubs::bigtable_server::Bigtable;
 use cellar_bigtable::v2::read_modify_write_rule::Rule;
@@ -98,6 +98,92 @@ fn row_of(key: &[u8], cells: &[Cell]) -> v2::Row {
         key: key.to_vec(),
         families,
     }
+}
+
+/// The rules in order over the row's newest cells, each modified column written once:
+/// at the current time, or at its previous cell's when that is later (which the new cell
+/// then replaces), as Bigtable does.
+fn read_modify_write(
+    table: &dyn crate::client::Table,
+    row: &[u8],
+    rules: &[v2::ReadModifyWriteRule],
+) -> Result<v2::Row, Status> {
+    let mut get = Get::new(row.to_vec());
+    for r in rules {
+        get = get.add_column(r.family_name.as_bytes(), &r.column_qualifier);
+    }
+    let current = table.get(&get).map_err(status)?;
+    #[allow(clippy::disallowed_methods)] // the server's time for the new cells
+    let now_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64);
+    // (family, qualifier) -> (timestamp in ms, value if any), in first-touched order.
+    type Column = ((String, Vec<u8>), (i64, Option<Vec<u8>>));
+    let mut cols: Vec<Column> = Vec::new();
+    for r in rules {
+        let key = (r.family_name.clone(), r.column_qualifier.clone());
+        let pos = match cols.iter().position(|(k, _)| *k == key) {
+            Some(p) => p,
+            None => {
+                let prev = current
+                    .cells
+                    .iter()
+                    .find(|c| c.family() == key.0.as_bytes() && c.qualifier() == key.1.as_slice());
+                let entry = match prev {
+                    Some(c) => (now_ms.max(c.timestamp()), Some(c.value().to_vec())),
+                    None => (now_ms, None),
+                };
+                cols.push((key, entry));
+                cols.len() - 1
+            }
+        };
+        let value = &mut cols[pos].1 .1;
+        let next = match (&r.rule, value.take()) {
+            (Some(Rule::AppendValue(v)), old) => {
+                let mut old = old.unwrap_or_default();
+                old.extend_from_slice(v);
+                old
+            }
+            (Some(Rule::IncrementAmount(n)), old) => {
+                let old = match old {
+                    None => 0,
+                    Some(bytes) => {
+                        let b: [u8; 8] = bytes.as_slice().try_into().map_err(|_| {
+                            Status::invalid_argument(format!(
+                                "increment of {}:{} whose value is not a 64-bit big-endian integer",
+                                r.family_name,
+                                String::from_utf8_lossy(&r.column_qualifier)
+                            ))
+                        })?;
+                        i64::from_be_bytes(b)
+                    }
+                };
+                old.wrapping_add(*n).to_be_bytes().to_vec()
+            }
+            (None, _) => return Err(Status::invalid_argument("a rule without a kind")),
+        };
+        *value = Some(next);
+    }
+    let mut put = cellar_api::Put::new(row.to_vec());
+    for ((f, q), (ts, v)) in &cols {
+        put = put.add_column_at(f.as_bytes(), q.clone(), *ts, v.clone().unwrap_or_default());
+    }
+    table.put(put).map_err(status)?;
+    let mut cells: Vec<Cell> = cols
+        .into_iter()
+        .map(|((family, qualifier), (ts, value))| Cell {
+            family,
+            qualifier,
+            timestamp_micros: micros(ts),
+            value: value.unwrap_or_default(),
+            labels: Vec::new(),
+        })
+        .collect();
+    cells.sort_by(|a, b| {
+        (a.family.as_str(), a.qualifier.as_slice())
+            .cmp(&(b.family.as_str(), b.qualifier.as_slice()))
+    });
+    Ok(row_of(row, &cells))
 }
 
 #[tonic::async_trait]
@@ -282,37 +368,7 @@ impl Bigtable for DataService {
         let conn = self.shared.conn.clone();
         let row = blocking(move || {
             let table = conn.table(&t).map_err(status)?;
-            // Each rule in order, so a later rule on a column sees the earlier's result;
-            // the response holds each modified column's final cell.
-            let mut latest: Vec<Cell> = Vec::new();
-            for rule in &req.rules {
-                let f = rule.family_name.as_bytes().to_vec();
-                let q = rule.column_qualifier.clone();
-                let result =
-                    match &rule.rule {
-                        Some(Rule::AppendValue(v)) => table
-                            .append(Append::new(req.row_key.clone()).add_column(f, q, v.clone())),
-                        Some(Rule::IncrementAmount(n)) => table
-                            .increment(Increment::new(req.row_key.clone()).add_column(f, q, *n)),
-                        None => return Err(Status::invalid_argument("a rule without a kind")),
-                    };
-                let result = result.map_err(|e| match e.kind() {
-                    cellar_api::ErrorKind::InvalidRequest => Status::invalid_argument(format!(
-                        "{}: an increment needs an 8-byte big-endian value",
-                        e.message()
-                    )),
-                    _ => status(e),
-                })?;
-                for c in row_cells(&result) {
-                    latest.retain(|l| !(l.family == c.family && l.qualifier == c.qualifier));
-                    latest.push(c);
-                }
-            }
-            latest.sort_by(|a, b| {
-                (a.family.as_str(), a.qualifier.as_slice())
-                    .cmp(&(b.family.as_str(), b.qualifier.as_slice()))
-            });
-            Ok(row_of(&req.row_key, &latest))
+            read_modify_write(table.as_ref(), &req.row_key, &req.rules)
         })
         .await?;
         Ok(Response::new(ReadModifyWriteRowResponse { row: Some(row) }))

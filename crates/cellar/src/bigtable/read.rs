@@ -1,7 +1,7 @@
 //! ReadRows: the request's row set as ordered key ranges scanned one after another
 //! (keys already sent skipped, so overlapping ranges send a row once), every version of
 //! every cell read, Bigtable's filter applied per row, rows cut into chunks and sent in
-//! responses of about a mebibyte, the row limit counted in rows returned, a
+//! responses of about a mebibyte of whole rows, the row limit counted in rows returned, a
 //! `last_scanned_row_key` after a long run of rows the filter left out, and the request's
 //! statistics last when it asks for them.
 
@@ -26,7 +26,7 @@ use crate::client::Connection;
 
 /// Value bytes a chunk carries at most.
 const CHUNK_VALUE: usize = 1 << 20;
-/// Bytes of chunks a response carries before it is sent.
+/// Bytes of chunks after which a response is sent at the next row's end.
 const RESPONSE_BYTES: usize = 1 << 20;
 /// Rows the filter may leave out in a row before the client hears how far the scan got.
 const SKIPPED_ROWS: usize = 1000;
@@ -213,13 +213,15 @@ fn read(
                     skipped = 0;
                     stats.rows_returned_count += 1;
                     stats.cells_returned_count += cells.len() as i64;
+                    // A row never spans responses: clients (google-cloud-bigtable's
+                    // Python merger among them) expect each response to start a row.
                     for c in chunker.chunks(&row.row, &cells) {
                         pending_bytes += c.value.len() + 64;
                         pending.chunks.push(c);
-                        if pending_bytes >= RESPONSE_BYTES {
-                            send(std::mem::take(&mut pending))?;
-                            pending_bytes = 0;
-                        }
+                    }
+                    if pending_bytes >= RESPONSE_BYTES {
+                        send(std::mem::take(&mut pending))?;
+                        pending_bytes = 0;
                     }
                     if stats.rows_returned_count as u64 >= limit {
                         break 'ranges;

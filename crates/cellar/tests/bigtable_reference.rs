@@ -1,0 +1,154 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::disallowed_methods)] // drives real processes
+//! The Bigtable API through Google's own client (google-cloud-bigtable from PyPI)
+//! against Google's emulator (`cloud.google.com/go/bigtable/cmd/emulator` from the Go
+//! module proxy) and against `cellar server --bigtable`: the same session
+//! (`compat/python/bigtable_tests/session.py`: tables, families and GC rules, puts,
+//! reads of keys, ranges and row sets with every filter kind, a 3 MB cell,
+//! check-and-mutate, read-modify-write, MutateRows statuses, row samples) prints the
+//! same. Then Cellar restarts and the reads print the same again (the emulator keeps
+//! nothing), and cells cross between the Bigtable API and HBase's.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use cellar::client::Connection;
+use common::compat::{need, python_with, root};
+use common::server::ServerProcess;
+
+fn emulator() -> Option<PathBuf> {
+    let p = std::env::var_os("CELLAR_BIGTABLE_EMULATOR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join("compat/go/bin/emulator"));
+    p.exists().then_some(p)
+}
+
+struct Emulator(Child);
+
+impl Drop for Emulator {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .unwrap()
+}
+
+fn start_emulator(bin: &Path) -> (Emulator, String) {
+    let port = free_port();
+    let child = Command::new(bin)
+        .args(["-host", "127.0.0.1", "-port", &port.to_string()])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start the Bigtable emulator");
+    let addr = format!("127.0.0.1:{port}");
+    let started = Instant::now();
+    while std::net::TcpStream::connect(&addr).is_err() {
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "the emulator did not listen"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    (Emulator(child), addr)
+}
+
+fn python(py: &Path, script: &str, args: &[&str]) -> String {
+    let out = Command::new(py)
+        .arg(root().join("compat/python/bigtable_tests").join(script))
+        .args(args)
+        .output()
+        .expect("run python");
+    assert!(
+        out.status.success(),
+        "{script} {args:?} failed:\n{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn diff(what: &str, reference: &str, ours: &str) {
+    if reference != ours {
+        let mut report = String::new();
+        for (r, o) in reference.lines().zip(ours.lines()) {
+            if r != o {
+                report.push_str(&format!("emulator: {:.300}\ncellar:   {:.300}\n", r, o));
+            }
+        }
+        panic!(
+            "{what}: the transcripts differ ({} and {} lines)\n{report}",
+            reference.lines().count(),
+            ours.lines().count()
+        );
+    }
+}
+
+/// The read part of a transcript (from its first read on).
+fn reads(t: &str) -> String {
+    t.lines()
+        .skip_while(|l| !l.starts_with("one row"))
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
+#[test]
+fn cellar_answers_as_the_emulator_does_and_keeps_its_data() {
+    let Some(py) = python_with("google.cloud.bigtable") else {
+        need(false, "google-cloud-bigtable in compat/python/.venv");
+        return;
+    };
+    let Some(emu) = emulator() else {
+        need(false, "Google's Bigtable emulator (compat/go/bin/emulator)");
+        return;
+    };
+    let (_emu, emu_addr) = start_emulator(&emu);
+    let reference = python(&py, "session.py", &[&emu_addr, "write"]);
+
+    let dir = tempfile::tempdir().unwrap();
+    let args = ["--bigtable", "--bigtable-port", "0"];
+    let server = ServerProcess::start_with(dir.path(), &args);
+    let addr = server.bigtable.clone().unwrap();
+    let ours = python(&py, "session.py", &[&addr, "write"]);
+    diff("the session", &reference, &ours);
+    assert!(ours.contains("filter interleave") && ours.lines().count() > 40);
+
+    // Restarted, Cellar reads the same.
+    assert_eq!(server.stop(), Some(0));
+    let server = ServerProcess::start_with(dir.path(), &args);
+    let addr = server.bigtable.clone().unwrap();
+    let again = python(&py, "session.py", &[&addr, "read"]);
+    diff("the reads after a restart", &reads(&ours), &again);
+
+    // Cells cross between the APIs: Bigtable's microseconds are HBase's milliseconds x 1000.
+    let conn = cellar::client::RemoteConnection::connect(&server.addr).unwrap();
+    let t = conn.table("inst_a:people").unwrap();
+    let r = t
+        .get(&cellar_api::Get::new("alice").add_column("name", "first"))
+        .unwrap();
+    assert_eq!(r.cells[0].value(), b"Alice");
+    assert_eq!(
+        r.cells[0].timestamp(),
+        1_600_000_000_000,
+        "ms through HBase's API"
+    );
+    t.put(cellar_api::Put::new("from-hbase").add_column_at("free", "h", 1_650_000_000_123, "hb"))
+        .unwrap();
+    let got = python(
+        &py,
+        "read_row.py",
+        &[&addr, "inst-a", "people", "from-hbase"],
+    );
+    assert_eq!(got.trim(), "free:h@1650000000123000=hb");
+    drop(conn);
+    assert_eq!(server.stop(), Some(0));
+}
