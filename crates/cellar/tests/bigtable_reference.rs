@@ -1,6 +1,6 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::disallowed_methods)] // drives real processes
-//! The Bigtable API through Google's own client (google-cloud-bigtable from PyPI)
-//! against Google's emulator (`cloud.google.com/go/bigtable/cmd/emulator` from the Go
+//! The Bigtable API through Google's own clients (google-cloud-bigtable from PyPI, and
+//! the Java client from Maven Central in `compat/bigtable-java`) against Google's emulator (`cloud.google.com/go/bigtable/cmd/emulator` from the Go
 //! module proxy) and against `cellar server --bigtable`: the same session
 //! (`compat/python/bigtable_tests/session.py`: tables, families and GC rules, puts,
 //! reads of keys, ranges and row sets with every filter kind, a 3 MB cell,
@@ -150,5 +150,54 @@ fn cellar_answers_as_the_emulator_does_and_keeps_its_data() {
     );
     assert_eq!(got.trim(), "free:h@1650000000123000=hb");
     drop(conn);
+    assert_eq!(server.stop(), Some(0));
+}
+
+/// The Java client's class path (`mvn -f compat/bigtable-java/pom.xml package`).
+fn java_classpath() -> Option<String> {
+    let dir = root().join("compat/bigtable-java/target");
+    let deps = std::fs::read_to_string(dir.join("classpath.txt")).ok()?;
+    let classes = dir.join("classes");
+    classes
+        .join("cellar/compat/BigtableSession.class")
+        .exists()
+        .then(|| format!("{}:{}", classes.display(), deps.trim()))
+}
+
+fn java_session(cp: &str, addr: &str) -> String {
+    let port = addr.rsplit_once(':').unwrap().1;
+    let out = Command::new("java")
+        .args(["-cp", cp, "cellar.compat.BigtableSession", port])
+        .output()
+        .expect("run java");
+    assert!(
+        out.status.success(),
+        "BigtableSession against {addr} failed:\n{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn the_java_client_sees_what_it_sees_on_the_emulator() {
+    let Some(cp) = java_classpath() else {
+        need(
+            false,
+            "Google's Java Bigtable client (compat/bigtable-java)",
+        );
+        return;
+    };
+    let Some(emu) = emulator() else {
+        need(false, "Google's Bigtable emulator (compat/go/bin/emulator)");
+        return;
+    };
+    let (_emu, emu_addr) = start_emulator(&emu);
+    let reference = java_session(&cp, &emu_addr);
+    let dir = tempfile::tempdir().unwrap();
+    let server = ServerProcess::start_with(dir.path(), &["--bigtable", "--bigtable-port", "0"]);
+    let ours = java_session(&cp, server.bigtable.as_ref().unwrap());
+    diff("the Java session", &reference, &ours);
+    assert!(ours.contains("after cam") && ours.lines().count() > 25);
     assert_eq!(server.stop(), Some(0));
 }

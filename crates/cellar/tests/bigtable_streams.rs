@@ -134,7 +134,10 @@ async fn read_rows_streams_merge_as_clients_merge_them() {
     .await
     .unwrap();
     assert_eq!(rows.len(), 1510);
-    assert!(responses >= 10, "whole rows, each big one its own response: {responses}");
+    assert!(
+        responses >= 10,
+        "whole rows, each big one its own response: {responses}"
+    );
     let r3 = rows.iter().find(|r| r.key == b"r03").unwrap();
     assert_eq!(r3.cells.len(), 3);
     assert_eq!(r3.cells[0].value, big, "a cell of three chunks merges back");
