@@ -1,6 +1,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::disallowed_methods)] // drives real processes
-//! The Bigtable API through Google's own clients (google-cloud-bigtable from PyPI, and
-//! the Java client from Maven Central in `compat/bigtable-java`) against Google's emulator (`cloud.google.com/go/bigtable/cmd/emulator` from the Go
+//! The Bigtable API through Google's own clients (google-cloud-bigtable from PyPI, the
+//! Java client from Maven Central in `compat/bigtable-java`, and the `cbt` CLI) against
+//! Google's emulator (`cloud.google.com/go/bigtable/cmd/emulator` from the Go
 //! module proxy) and against `cellar server --bigtable`: the same session
 //! (`compat/python/bigtable_tests/session.py`: tables, families and GC rules, puts,
 //! reads of keys, ranges and row sets with every filter kind, a 3 MB cell,
@@ -199,5 +200,105 @@ fn the_java_client_sees_what_it_sees_on_the_emulator() {
     let ours = java_session(&cp, server.bigtable.as_ref().unwrap());
     diff("the Java session", &reference, &ours);
     assert!(ours.contains("after cam") && ours.lines().count() > 25);
+    assert_eq!(server.stop(), Some(0));
+}
+
+/// One `cbt` session: each command and what it printed, log prefixes and the credential
+/// notice removed, server-assigned times (after 2025) as NOW.
+fn cbt_session(cbt: &Path, addr: &str) -> String {
+    let cmds: &[&[&str]] = &[
+        &["createtable", "t1", "families=f1:maxversions=2,f2"],
+        &["createtable", "t1"],
+        &["ls"],
+        &["createfamily", "t1", "f3"],
+        &[
+            "setgcpolicy",
+            "t1",
+            "f3",
+            "maxage=10d",
+            "or",
+            "maxversions=3",
+        ],
+        &[
+            "setgcpolicy",
+            "t1",
+            "f2",
+            "maxage=1h",
+            "and",
+            "maxversions=2",
+        ],
+        &["ls", "t1"],
+        &[
+            "set",
+            "t1",
+            "r1",
+            "f1:a=hello@1600000000000000",
+            "f2:b=world@1600000000000000",
+        ],
+        &["set", "t1", "r1", "f1:a=hello2@1600000001000000"],
+        &["set", "t1", "r2", "f1:a=x@1600000000000000", "f3:c=now"],
+        &["set", "t1", "r3", "f1:a=third@1600000000000000"],
+        &["read", "t1"],
+        &["read", "t1", "start=r2"],
+        &["read", "t1", "end=r2", "columns=f1:a"],
+        &["read", "t1", "regex=r[13]", "cells-per-column=1"],
+        &["read", "t1", "prefix=r", "count=2"],
+        &["lookup", "t1", "r1"],
+        &["lookup", "t1", "r1", "columns=f2"],
+        &["lookup", "t1", "nothere"],
+        &["count", "t1"],
+        &["deletecolumn", "t1", "r1", "f1", "a"],
+        &["deletefamily", "t1", "r2", "f3"],
+        &["deleterow", "t1", "r3"],
+        &["read", "t1"],
+        &["deletefamily", "t1", "f3"],
+        &["ls", "t1"],
+        &["read", "nosuch"],
+        &["ls", "nosuch"],
+        &["deletetable", "t1"],
+        &["ls"],
+    ];
+    let log_prefix = regex::Regex::new(r"^\d{4}/\d{2}/\d{2} \d{2}:\d{2}:\d{2} ").unwrap();
+    let now = regex::Regex::new(r"@ 20(2[5-9]|[3-9]\d)/[0-9/:.-]+").unwrap();
+    let mut out = String::new();
+    for args in cmds {
+        let o = Command::new(cbt)
+            .args(["-project", "proj", "-instance", "cbt-inst"])
+            .args(*args)
+            .env("BIGTABLE_EMULATOR_HOST", addr)
+            .output()
+            .expect("run cbt");
+        out.push_str(&format!("$ cbt {}\n", args.join(" ")));
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        );
+        for line in text.lines().filter(|l| !l.contains("-creds flag unset")) {
+            let line = log_prefix.replace(line, "");
+            out.push_str(&now.replace_all(&line, "@ NOW"));
+            out.push('\n');
+        }
+    }
+    out
+}
+
+#[test]
+fn cbt_prints_what_it_prints_on_the_emulator() {
+    let cbt = root().join("compat/go/bin/cbt");
+    if !need(cbt.exists(), "the cbt CLI (compat/go/bin/cbt)") {
+        return;
+    }
+    let Some(emu) = emulator() else {
+        need(false, "Google's Bigtable emulator (compat/go/bin/emulator)");
+        return;
+    };
+    let (_emu, emu_addr) = start_emulator(&emu);
+    let reference = cbt_session(&cbt, &emu_addr);
+    let dir = tempfile::tempdir().unwrap();
+    let server = ServerProcess::start_with(dir.path(), &["--bigtable", "--bigtable-port", "0"]);
+    let ours = cbt_session(&cbt, server.bigtable.as_ref().unwrap());
+    diff("the cbt session", &reference, &ours);
+    assert!(ours.contains("\"hello2\"") && ours.contains("(age() > 10d || versions() > 3)"));
     assert_eq!(server.stop(), Some(0));
 }

@@ -15,7 +15,7 @@ use cellar_bigtable::stubs::bigtable_instance_admin_server::BigtableInstanceAdmi
 use cellar_bigtable::stubs::bigtable_table_admin_server::BigtableTableAdmin;
 use tonic::{Request, Response, Status};
 
-use super::{blocking, gc, namespace, parse_instance, status, Shared, TableName};
+use super::{blocking, gc, namespace, parse_instance, status, table_status, Shared, TableName};
 
 pub struct TableAdmin {
     shared: Arc<Shared>,
@@ -107,12 +107,13 @@ impl BigtableTableAdmin for TableAdmin {
         let conn = self.shared.conn.clone();
         let ns = namespace(&name.instance);
         let out = desc.clone();
+        let full = name.full();
         blocking(move || {
             let admin = conn.admin();
             if admin.table_exists(&desc.name).map_err(status)? {
                 return Err(Status::already_exists(format!(
-                    "Table already exists: {}",
-                    desc.name
+                    "table {:?} already exists",
+                    full
                 )));
             }
             if !admin.list_namespaces().map_err(status)?.contains(&ns) {
@@ -140,7 +141,9 @@ impl BigtableTableAdmin for TableAdmin {
         let name = TableName::parse(&req.name)?;
         let conn = self.shared.conn.clone();
         let t = name.cellar();
-        let (desc, _) = blocking(move || conn.admin().describe(&t).map_err(status)).await?;
+        let n = name.clone();
+        let (desc, _) =
+            blocking(move || conn.admin().describe(&t).map_err(table_status(&n))).await?;
         let view = if req.view == 0 {
             table::View::SchemaView as i32
         } else {
@@ -204,12 +207,14 @@ impl BigtableTableAdmin for TableAdmin {
         let name = TableName::parse(&req.into_inner().name)?;
         let conn = self.shared.conn.clone();
         let t = name.cellar();
+        let n = name.clone();
         blocking(move || {
             let admin = conn.admin();
-            if admin.is_table_enabled(&t).map_err(status)? {
-                admin.disable_table(&t).map_err(status)?;
+            let st = table_status(&n);
+            if admin.is_table_enabled(&t).map_err(&st)? {
+                admin.disable_table(&t).map_err(&st)?;
             }
-            admin.delete_table(&t).map_err(status)
+            admin.delete_table(&t).map_err(&st)
         })
         .await?;
         Ok(Response::new(()))
@@ -223,9 +228,10 @@ impl BigtableTableAdmin for TableAdmin {
         let name = TableName::parse(&req.name)?;
         let conn = self.shared.conn.clone();
         let t = name.cellar();
+        let n = name.clone();
         let desc = blocking(move || {
             let admin = conn.admin();
-            let (mut desc, _) = admin.describe(&t).map_err(status)?;
+            let (mut desc, _) = admin.describe(&t).map_err(table_status(&n))?;
             for m in &req.modifications {
                 let pos = desc.families.iter().position(|f| f.name == m.id.as_bytes());
                 match (&m.r#mod, pos) {
@@ -277,12 +283,13 @@ impl BigtableTableAdmin for TableAdmin {
         let name = TableName::parse(&req.name)?;
         let conn = self.shared.conn.clone();
         let t = name.cellar();
+        let n = name.clone();
         blocking(move || match req.target {
             Some(Target::DeleteAllDataFromTable(true)) => {
-                conn.admin().truncate_table(&t).map_err(status)
+                conn.admin().truncate_table(&t).map_err(table_status(&n))
             }
             Some(Target::RowKeyPrefix(prefix)) if !prefix.is_empty() => {
-                let table = conn.table(&t).map_err(status)?;
+                let table = conn.table(&t).map_err(table_status(&n))?;
                 let scan = Scan::new().with_row_prefix(prefix).raw(false);
                 let mut batch = Vec::new();
                 for r in table.scan(&scan).map_err(status)? {

@@ -24,7 +24,7 @@ use tonic::codegen::tokio_stream::Stream;
 use tonic::{Request, Response, Status};
 
 use super::mutations::row_mutations;
-use super::{blocking, micros, read, status, Shared, TableName};
+use super::{blocking, micros, read, status, table_status, Shared, TableName};
 
 type Streamed<T> = Pin<Box<dyn Stream<Item = Result<T, Status>> + Send + 'static>>;
 
@@ -212,7 +212,7 @@ impl Bigtable for DataService {
         let conn = self.shared.conn.clone();
         let t = name.cellar();
         let samples = blocking(move || {
-            let mut regions = conn.admin().list_regions(&t).map_err(status)?;
+            let mut regions = conn.admin().list_regions(&t).map_err(table_status(&name))?;
             regions.retain(|r| !r.info.offline);
             regions.sort_by(|a, b| a.info.start.cmp(&b.info.start));
             let mut offset = 0i64;
@@ -252,9 +252,10 @@ impl Bigtable for DataService {
         let name = TableName::parse(&req.table_name)?;
         let conn = self.shared.conn.clone();
         blocking(move || {
-            let table = conn.table(&name.cellar()).map_err(status)?;
+            let st = table_status(&name);
+            let table = conn.table(&name.cellar()).map_err(&st)?;
             let rm = row_mutations(table.as_ref(), &req.row_key, &req.mutations)?;
-            table.mutate_row(&rm).map_err(status)?;
+            table.mutate_row(&rm).map_err(&st)?;
             Ok(())
         })
         .await?;
@@ -274,7 +275,7 @@ impl Bigtable for DataService {
         }
         let conn = self.shared.conn.clone();
         let entries = blocking(move || {
-            let table = conn.table(&name.cellar()).map_err(status)?;
+            let table = conn.table(&name.cellar()).map_err(table_status(&name))?;
             let mut out = Vec::with_capacity(req.entries.len());
             for (i, e) in req.entries.iter().enumerate() {
                 let r = row_mutations(table.as_ref(), &e.row_key, &e.mutations)
@@ -311,7 +312,7 @@ impl Bigtable for DataService {
         let _row = self.shared.row_lock(&t, &req.row_key).lock().await;
         let conn = self.shared.conn.clone();
         let matched = blocking(move || {
-            let table = conn.table(&t).map_err(status)?;
+            let table = conn.table(&t).map_err(table_status(&name))?;
             let current = table
                 .get(&Get::new(req.row_key.clone()).all_versions())
                 .map_err(status)?;
@@ -367,7 +368,7 @@ impl Bigtable for DataService {
         let _row = self.shared.row_lock(&t, &req.row_key).lock().await;
         let conn = self.shared.conn.clone();
         let row = blocking(move || {
-            let table = conn.table(&t).map_err(status)?;
+            let table = conn.table(&t).map_err(table_status(&name))?;
             read_modify_write(table.as_ref(), &req.row_key, &req.rules)
         })
         .await?;

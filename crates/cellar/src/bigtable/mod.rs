@@ -111,6 +111,18 @@ pub(crate) fn status(e: cellar_api::Error) -> Status {
     }
 }
 
+/// A store error about the table `name`, worded as Bigtable (and its emulator) word
+/// an unknown or existing table.
+pub(crate) fn table_status(name: &TableName) -> impl Fn(cellar_api::Error) -> Status + '_ {
+    move |e| match e.kind() {
+        ErrorKind::TableNotFound => Status::not_found(format!("table {:?} not found", name.full())),
+        ErrorKind::TableExists => {
+            Status::already_exists(format!("table {:?} already exists", name.full()))
+        }
+        _ => status(e),
+    }
+}
+
 /// A Bigtable resource name taken apart.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct TableName {

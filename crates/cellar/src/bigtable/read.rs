@@ -21,7 +21,7 @@ use cellar_bigtable::v2::{
 use tokio::sync::mpsc::Sender;
 use tonic::Status;
 
-use super::{micros, status, TableName};
+use super::{micros, TableName};
 use crate::client::Connection;
 
 /// Value bytes a chunk carries at most.
@@ -162,7 +162,8 @@ fn read(
         return Err(Status::invalid_argument("rows_limit must not be negative"));
     }
     let name = TableName::parse(&req.table_name)?;
-    let table = conn.table(&name.cellar()).map_err(status)?;
+    let st = super::table_status(&name);
+    let table = conn.table(&name.cellar()).map_err(&st)?;
     let limit = if req.rows_limit == 0 {
         u64::MAX
     } else {
@@ -180,8 +181,8 @@ fn read(
             .map_err(|_| Status::cancelled("the client went away"))
     };
     'ranges: for range in ranges(req) {
-        for row in table.scan(&scan_of(&range, req.reversed)).map_err(status)? {
-            let row = row.map_err(status)?;
+        for row in table.scan(&scan_of(&range, req.reversed)).map_err(&st)? {
+            let row = row.map_err(&st)?;
             if let Some(l) = &last {
                 let seen = if req.reversed {
                     row.row >= *l
