@@ -88,6 +88,12 @@ if MODE == "write":
     show("scratch families", sorted((k, str(v.gc_rule.to_pb() if v.gc_rule else None).replace("\n", " ")) for k, v in other.list_column_families().items()))
     other.delete()
     show("tables after delete", sorted(t.table_id for t in instance.list_tables()))
+    bare = instance.table("bare")
+    bare.create()
+    show("bare families", sorted(bare.list_column_families()))
+    bare.column_family("f", cf.MaxVersionsGCRule(1)).create()
+    show("bare families after", sorted(bare.list_column_families()))
+    bare.delete()
 
     people = [
         (b"alice", b"Alice", b"31", b"x"),

@@ -15,7 +15,9 @@ use cellar_bigtable::stubs::bigtable_instance_admin_server::BigtableInstanceAdmi
 use cellar_bigtable::stubs::bigtable_table_admin_server::BigtableTableAdmin;
 use tonic::{Request, Response, Status};
 
-use super::{blocking, gc, namespace, parse_instance, status, table_status, Shared, TableName};
+use super::{
+    blocking, gc, namespace, parse_instance, status, table_status, Shared, TableName, NO_FAMILY,
+};
 
 pub struct TableAdmin {
     shared: Arc<Shared>,
@@ -35,6 +37,7 @@ fn table_of(name: &TableName, desc: &TableDescriptor, view: i32) -> a::Table {
     } else {
         desc.families
             .iter()
+            .filter(|f| f.name != NO_FAMILY.as_bytes())
             .map(|f| {
                 (
                     String::from_utf8_lossy(&f.name).into_owned(),
@@ -59,7 +62,10 @@ fn table_of(name: &TableName, desc: &TableDescriptor, view: i32) -> a::Table {
 }
 
 fn family(name: &str, cf: &ColumnFamily) -> Result<FamilyDescriptor, Status> {
-    if name.is_empty() || name.contains(':') {
+    let legal = name
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b));
+    if name.is_empty() || !legal {
         return Err(Status::invalid_argument(format!(
             "Invalid column family name {name:?}"
         )));
@@ -99,6 +105,10 @@ impl BigtableTableAdmin for TableAdmin {
         fams.sort_by(|x, y| x.0.cmp(y.0));
         for (n, cf) in fams {
             desc.families.push(family(n, cf)?);
+        }
+        if desc.families.is_empty() {
+            desc.families
+                .push(FamilyDescriptor::new(NO_FAMILY.as_bytes().to_vec()));
         }
         let mut splits: Vec<Vec<u8>> = req.initial_splits.into_iter().map(|s| s.key).collect();
         splits.sort();
@@ -263,6 +273,13 @@ impl BigtableTableAdmin for TableAdmin {
                         )))
                     }
                 }
+            }
+            let real = desc.families.iter().any(|f| f.name != NO_FAMILY.as_bytes());
+            if real {
+                desc.families.retain(|f| f.name != NO_FAMILY.as_bytes());
+            } else if desc.families.is_empty() {
+                desc.families
+                    .push(FamilyDescriptor::new(NO_FAMILY.as_bytes().to_vec()));
             }
             admin.modify_table(desc.clone()).map_err(status)?;
             Ok(desc)

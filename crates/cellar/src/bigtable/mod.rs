@@ -23,6 +23,11 @@ use tonic::Status;
 
 use crate::client::Connection;
 
+/// The family a Bigtable table without families holds in Cellar, whose tables (HBase's)
+/// need one: a name Bigtable's own family names (`[-_.a-zA-Z0-9]+`) can never take,
+/// never shown through the Bigtable API and dropped when a real family comes.
+pub(crate) const NO_FAMILY: &str = "~none";
+
 /// Google's emulator's habitual port.
 pub const DEFAULT_PORT: u16 = 8086;
 
