@@ -300,5 +300,23 @@ fn cbt_prints_what_it_prints_on_the_emulator() {
     let ours = cbt_session(&cbt, server.bigtable.as_ref().unwrap());
     diff("the cbt session", &reference, &ours);
     assert!(ours.contains("\"hello2\"") && ours.contains("(age() > 10d || versions() > 3)"));
+    // The instance-admin calls cbt makes (the emulator has none): one local instance
+    // per namespace, one cluster each.
+    let bt = server.bigtable.as_ref().unwrap();
+    for (cmd, want) in [
+        ("listinstances", "cbt-inst"),
+        ("listclusters", "cbt-inst-local"),
+    ] {
+        let o = Command::new(&cbt)
+            .args(["-project", "proj", "-instance", "cbt-inst", cmd])
+            .env("BIGTABLE_EMULATOR_HOST", bt)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&o.stdout);
+        assert!(
+            o.status.success() && text.contains(want),
+            "cbt {cmd}: {text}"
+        );
+    }
     assert_eq!(server.stop(), Some(0));
 }

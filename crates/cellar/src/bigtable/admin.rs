@@ -387,6 +387,8 @@ fn cluster(instance_name: &str, id: &str) -> a::Cluster {
         state: a::cluster::State::Ready as i32,
         serve_nodes: 1,
         default_storage_type: a::StorageType::Ssd as i32,
+        // Older clients (cbt among them) read the key name without checking for one.
+        encryption_config: Some(a::cluster::EncryptionConfig::default()),
         ..Default::default()
     }
 }
