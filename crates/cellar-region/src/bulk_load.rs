@@ -267,7 +267,7 @@ fn copy_file(fs: &dyn FileSystem, from: &Path, to: &Path) -> Result<()> {
 fn write_journal(fs: &dyn FileSystem, dir: &Path, files: &[(Vec<u8>, String)]) -> Result<()> {
     let mut body = format!("{JOURNAL_MAGIC}\n");
     for (family, name) in files {
-        body.push_str(&format!("{}\t{name}\n", hex(family)));
+        body.push_str(&format!("{}\t{name}\n", cellar_types::to_hex(family)));
     }
     let crc = crc32c::crc32c(body.as_bytes());
     body.push_str(&format!("crc {crc:08x}\n"));
@@ -279,20 +279,6 @@ fn write_journal(fs: &dyn FileSystem, dir: &Path, files: &[(Vec<u8>, String)]) -
     fs.rename(&tmp, &dir.join(JOURNAL))?;
     fs.sync_dir(dir)?;
     Ok(())
-}
-
-fn hex(b: &[u8]) -> String {
-    b.iter().map(|x| format!("{x:02x}")).collect()
-}
-
-fn unhex(s: &str) -> Option<Vec<u8>> {
-    if !s.len().is_multiple_of(2) {
-        return None;
-    }
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(s.get(i..i + 2)?, 16).ok())
-        .collect()
 }
 
 /// Reads a journal: the (family, file) pairs, or why it cannot be trusted.
@@ -316,7 +302,7 @@ fn read_journal(text: &str) -> std::result::Result<Vec<(Vec<u8>, String)>, Strin
     lines
         .map(|l| {
             let (f, name) = l.split_once('\t').ok_or("a line without a tab")?;
-            let family = unhex(f).ok_or("a family that is not hex")?;
+            let family = cellar_types::from_hex(f).ok_or("a family that is not hex")?;
             if !is_bulk_file_name(name) {
                 return Err(format!("not a bulk-loaded file name: {name}"));
             }
@@ -391,7 +377,7 @@ mod tests {
         ];
         let mut body = format!("{JOURNAL_MAGIC}\n");
         for (f, n) in &files {
-            body.push_str(&format!("{}\t{n}\n", hex(f)));
+            body.push_str(&format!("{}\t{n}\n", cellar_types::to_hex(f)));
         }
         let text = format!("{body}crc {:08x}\n", crc32c::crc32c(body.as_bytes()));
         assert_eq!(read_journal(&text).unwrap(), files);

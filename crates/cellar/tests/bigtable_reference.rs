@@ -154,15 +154,8 @@ fn cellar_answers_as_the_emulator_does_and_keeps_its_data() {
     assert_eq!(server.stop(), Some(0));
 }
 
-/// The Java client's class path (`mvn -f compat/bigtable-java/pom.xml package`).
 fn java_classpath() -> Option<String> {
-    let dir = root().join("compat/bigtable-java/target");
-    let deps = std::fs::read_to_string(dir.join("classpath.txt")).ok()?;
-    let classes = dir.join("classes");
-    classes
-        .join("cellar/compat/BigtableSession.class")
-        .exists()
-        .then(|| format!("{}:{}", classes.display(), deps.trim()))
+    common::compat::java_classpath("bigtable-java", "cellar/compat/BigtableSession.class")
 }
 
 fn java_session(cp: &str, addr: &str) -> String {

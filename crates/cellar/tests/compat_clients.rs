@@ -20,13 +20,7 @@ use common::zookeeper::ZooKeeper;
 use common::compat::{need, root};
 
 fn java_classpath() -> Option<String> {
-    let dir = root().join("compat/java/target");
-    let deps = std::fs::read_to_string(dir.join("classpath.txt")).ok()?;
-    let classes = dir.join("classes");
-    classes
-        .join("cellar/compat/ClientCheck.class")
-        .exists()
-        .then(|| format!("{}:{}", classes.display(), deps.trim()))
+    common::compat::java_classpath("java", "cellar/compat/ClientCheck.class")
 }
 
 fn python() -> Option<PathBuf> {

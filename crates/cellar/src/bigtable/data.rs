@@ -24,7 +24,7 @@ use tonic::codegen::tokio_stream::Stream;
 use tonic::{Request, Response, Status};
 
 use super::mutations::row_mutations;
-use super::{blocking, micros, read, status, table_status, Shared, TableName};
+use super::{bigtable_cells, blocking, micros, read, status, table_status, Shared, TableName};
 
 type Streamed<T> = Pin<Box<dyn Stream<Item = Result<T, Status>> + Send + 'static>>;
 
@@ -49,20 +49,6 @@ fn rpc_status(s: &Status) -> googleapis_status {
 
 #[allow(non_camel_case_types)]
 type googleapis_status = cellar_bigtable::rpc::Status;
-
-/// A row's cells (every version) as Bigtable cells.
-fn row_cells(r: &cellar_api::RowResult) -> Vec<Cell> {
-    r.cells
-        .iter()
-        .map(|c| Cell {
-            family: String::from_utf8_lossy(c.family()).into_owned(),
-            qualifier: c.qualifier().to_vec(),
-            timestamp_micros: micros(c.timestamp()),
-            value: c.value().to_vec(),
-            labels: Vec::new(),
-        })
-        .collect()
-}
 
 /// Cells as a Bigtable `Row` (families, then columns, then cells).
 fn row_of(key: &[u8], cells: &[Cell]) -> v2::Row {
@@ -316,7 +302,7 @@ impl Bigtable for DataService {
             let current = table
                 .get(&Get::new(req.row_key.clone()).all_versions())
                 .map_err(status)?;
-            let cells = row_cells(&current);
+            let cells = bigtable_cells(&current.cells);
             let matched = match &req.predicate_filter {
                 None => !cells.is_empty(),
                 Some(f) => {

@@ -107,7 +107,7 @@ pub(crate) fn apply(rule: Option<&GcRule>, f: &mut FamilyDescriptor) -> Result<(
         }
     }
     f.configuration
-        .insert(KEY.to_string(), hex(&rule.encode_to_vec()));
+        .insert(KEY.to_string(), cellar_types::to_hex(&rule.encode_to_vec()));
     Ok(())
 }
 
@@ -116,7 +116,7 @@ pub(crate) fn rule_of(f: &FamilyDescriptor) -> GcRule {
     if let Some(r) = f
         .configuration
         .get(KEY)
-        .and_then(|h| unhex(h))
+        .and_then(|h| cellar_types::from_hex(h))
         .and_then(|b| GcRule::decode(b.as_slice()).ok())
     {
         return r;
@@ -148,20 +148,6 @@ pub(crate) fn rule_of(f: &FamilyDescriptor) -> GcRule {
             rule: Some(Rule::Union(Union { rules: vec![a, v] })),
         },
     }
-}
-
-fn hex(b: &[u8]) -> String {
-    b.iter().map(|x| format!("{x:02x}")).collect()
-}
-
-fn unhex(s: &str) -> Option<Vec<u8>> {
-    if !s.len().is_multiple_of(2) {
-        return None;
-    }
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(s.get(i..i + 2)?, 16).ok())
-        .collect()
 }
 
 #[cfg(test)]

@@ -187,6 +187,20 @@ pub(crate) fn namespace(instance: &str) -> String {
     instance.replace('-', "_")
 }
 
+/// A row's cells as Bigtable's, timestamps in microseconds.
+pub(crate) fn bigtable_cells(cells: &[cellar_api::Cell]) -> Vec<cellar_bigtable::filter::Cell> {
+    cells
+        .iter()
+        .map(|c| cellar_bigtable::filter::Cell {
+            family: String::from_utf8_lossy(c.family()).into_owned(),
+            qualifier: c.qualifier().to_vec(),
+            timestamp_micros: micros(c.timestamp()),
+            value: c.value().to_vec(),
+            labels: Vec::new(),
+        })
+        .collect()
+}
+
 /// Cellar's milliseconds as Bigtable's microseconds.
 pub(crate) fn micros(ms: i64) -> i64 {
     ms.saturating_mul(1000)

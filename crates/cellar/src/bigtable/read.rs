@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use cellar_api::Scan;
 use cellar_bigtable::chunk::RowChunker;
-use cellar_bigtable::filter::{filter_row, Cell};
+use cellar_bigtable::filter::filter_row;
 use cellar_bigtable::v2::read_rows_request::RequestStatsView;
 use cellar_bigtable::v2::request_stats::StatsView;
 use cellar_bigtable::v2::row_range::{EndKey, StartKey};
@@ -21,7 +21,7 @@ use cellar_bigtable::v2::{
 use tokio::sync::mpsc::Sender;
 use tonic::Status;
 
-use super::{micros, TableName};
+use super::TableName;
 use crate::client::Connection;
 
 /// Value bytes a chunk carries at most.
@@ -196,17 +196,7 @@ fn read(
             last = Some(row.row.clone());
             stats.rows_seen_count += 1;
             stats.cells_seen_count += row.cells.len() as i64;
-            let cells: Vec<Cell> = row
-                .cells
-                .iter()
-                .map(|c| Cell {
-                    family: String::from_utf8_lossy(c.family()).into_owned(),
-                    qualifier: c.qualifier().to_vec(),
-                    timestamp_micros: micros(c.timestamp()),
-                    value: c.value().to_vec(),
-                    labels: Vec::new(),
-                })
-                .collect();
+            let cells = super::bigtable_cells(&row.cells);
             let out = filter_row(req.filter.as_ref(), &row.row, cells, &mut sample)
                 .map_err(|e| Status::invalid_argument(e.0))?;
             match out {

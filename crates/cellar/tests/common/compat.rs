@@ -35,3 +35,15 @@ pub fn python_with(module: &str) -> Option<PathBuf> {
             .is_ok_and(|s| s.success());
     ok.then_some(p)
 }
+
+/// The class path of a Maven module under `compat/` (`classes` and its dependencies),
+/// when it has been built and holds `class` (a path like `cellar/compat/X.class`).
+pub fn java_classpath(module: &str, class: &str) -> Option<String> {
+    let dir = root().join("compat").join(module).join("target");
+    let deps = std::fs::read_to_string(dir.join("classpath.txt")).ok()?;
+    let classes = dir.join("classes");
+    classes
+        .join(class)
+        .exists()
+        .then(|| format!("{}:{}", classes.display(), deps.trim()))
+}
