@@ -92,6 +92,27 @@ struct Shared {
     sync_latency: cellar_io::Histogram,
     stop: Mutex<bool>,
     wake: Condvar,
+    /// Group commit: one writer at a time writes out and syncs everything logged so far
+    /// while the others wait here, then all of them see whether it covered them.
+    commit: Mutex<Commit>,
+    committed: Condvar,
+}
+
+/// The writer syncing for the group: however its sync ends, the others are woken.
+struct Leader<'a>(&'a Shared);
+
+impl Drop for Leader<'_> {
+    fn drop(&mut self) {
+        lock(&self.0.commit).busy = false;
+        self.0.committed.notify_all();
+    }
+}
+
+/// How far the log is synced, and whether a writer is syncing it.
+#[derive(Default)]
+struct Commit {
+    synced: u64,
+    busy: bool,
 }
 
 /// The write-ahead log of one server (all its regions share it).
@@ -145,6 +166,8 @@ impl Wal {
             sync_latency: cellar_io::Histogram::default(),
             stop: Mutex::new(false),
             wake: Condvar::new(),
+            commit: Mutex::new(Commit::default()),
+            committed: Condvar::new(),
         });
         let flusher = {
             let worker = shared.clone();
@@ -330,8 +353,44 @@ impl Shared {
         self.poisoned.store(true, Ordering::SeqCst);
     }
 
-    /// Makes every edit up to `txid` reach the OS (`hard`: the disk).
+    /// Makes every edit up to `txid` reach the OS (`hard`: the disk). Writers share a
+    /// sync: while one writes out and syncs everything logged so far, the others wait,
+    /// and most find their edits synced when it is done, without a sync of their own. A
+    /// write to the OS alone costs microseconds: writers take the log file's lock for it
+    /// directly (the first in writes out everything pending), as waking a group of
+    /// waiters costs more than the write.
     fn sync_to(&self, txid: u64, hard: bool) -> Result<()> {
+        if !hard {
+            return self.write_out(txid, false).map(|_| ());
+        }
+        loop {
+            let mut c = lock(&self.commit);
+            loop {
+                self.check_poison()?;
+                if c.synced >= txid {
+                    return Ok(());
+                }
+                if !c.busy {
+                    break;
+                }
+                c = self.committed.wait(c).unwrap_or_else(|e| e.into_inner());
+            }
+            c.busy = true;
+            drop(c);
+            let leader = Leader(self);
+            let res = self.write_out(txid, true).map(|(_, synced)| synced);
+            if let Ok(synced) = res {
+                let mut c = lock(&self.commit);
+                c.synced = c.synced.max(synced);
+            }
+            drop(leader);
+            res?;
+        }
+    }
+
+    /// Writes out everything logged so far (and syncs it when `hard`), unless `txid` is
+    /// already that far; how far the log is then written and synced.
+    fn write_out(&self, txid: u64, hard: bool) -> Result<(u64, u64)> {
         let mut f = lock(&self.file);
         self.check_poison()?;
         if f.shut {
@@ -339,7 +398,7 @@ impl Shared {
         }
         let done = if hard { f.synced_txid } else { f.written_txid };
         if done >= txid {
-            return Ok(());
+            return Ok((f.written_txid, f.synced_txid));
         }
         let (mut buf, upto, regions) = {
             let mut p = lock(&self.pending);
@@ -381,7 +440,7 @@ impl Shared {
         }
         self.sync_latency
             .record(self.opts.clock.monotonic().saturating_sub(started));
-        res
+        res.map(|()| (f.written_txid, f.synced_txid))
     }
 
     fn roll_locked(&self, f: &mut FileState) -> Result<()> {

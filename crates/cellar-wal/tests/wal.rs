@@ -359,3 +359,32 @@ fn a_segment_of_a_newer_format_is_refused_with_its_version() {
     .to_string();
     assert!(e.contains("version 02 is newer"), "{e}");
 }
+
+#[test]
+fn a_failed_shared_sync_fails_its_waiters_and_nobody_hangs() {
+    let fs = FaultFs::new();
+    let dir = PathBuf::from("/db/wal");
+    let (wal, _) = open(Arc::new(fs.clone()), &dir, WalOptions::default());
+    let wal = Arc::new(wal);
+    wal.append(&edit("r", 1), Durability::FsyncWal).unwrap();
+    fs.fail_after(3);
+    let threads: Vec<_> = (0..16u64)
+        .map(|t| {
+            let wal = wal.clone();
+            std::thread::spawn(move || {
+                let mut ok = 0u64;
+                for i in 0..50u64 {
+                    match wal.append(&edit("r", t * 1000 + i + 2), Durability::FsyncWal) {
+                        Ok(()) => ok += 1,
+                        Err(_) => return (ok, true),
+                    }
+                }
+                (ok, false)
+            })
+        })
+        .collect();
+    // Every writer comes back (a leader's failure wakes its followers), with an error.
+    let results: Vec<(u64, bool)> = threads.into_iter().map(|t| t.join().unwrap()).collect();
+    assert!(results.iter().all(|(_, failed)| *failed), "{results:?}");
+    assert!(wal.poisoned().is_some());
+}
