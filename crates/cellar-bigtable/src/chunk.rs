@@ -22,42 +22,56 @@ impl RowChunker {
         }
     }
 
-    /// The chunks of one row (which has at least one cell).
-    pub fn chunks(&self, key: &[u8], cells: &[Cell]) -> Vec<CellChunk> {
+    /// The chunks of one row (which has at least one cell); values are moved, not
+    /// copied, unless they are split.
+    pub fn chunks(&self, key: &[u8], cells: Vec<Cell>) -> Vec<CellChunk> {
         let mut out = Vec::with_capacity(cells.len());
-        let mut prev: Option<&Cell> = None;
+        let mut prev: Option<(String, Vec<u8>)> = None;
         for c in cells {
-            let new_family = prev.is_none_or(|p| p.family != c.family);
-            let new_column = new_family || prev.is_some_and(|p| p.qualifier != c.qualifier);
-            let pieces: Vec<&[u8]> = if c.value.len() > self.max_value {
-                c.value.chunks(self.max_value).collect()
-            } else {
-                vec![c.value.as_slice()]
+            let new_family = prev.as_ref().is_none_or(|(f, _)| *f != c.family);
+            let new_column = new_family || prev.as_ref().is_some_and(|(_, q)| *q != c.qualifier);
+            let first_of_row = prev.is_none();
+            let head = CellChunk {
+                row_key: if first_of_row {
+                    key.to_vec()
+                } else {
+                    Vec::new()
+                },
+                family_name: new_family.then(|| c.family.clone()),
+                qualifier: new_column.then(|| c.qualifier.clone()),
+                timestamp_micros: c.timestamp_micros,
+                labels: c.labels,
+                value: Vec::new(),
+                value_size: 0,
+                row_status: None,
             };
-            let split = pieces.len() > 1;
-            for (i, piece) in pieces.iter().enumerate() {
-                let first = i == 0;
-                let last = i + 1 == pieces.len();
+            prev = Some((c.family, c.qualifier));
+            if c.value.len() <= self.max_value {
                 out.push(CellChunk {
-                    row_key: if first && prev.is_none() {
-                        key.to_vec()
-                    } else {
-                        Vec::new()
-                    },
-                    family_name: (first && new_family).then(|| c.family.clone()),
-                    qualifier: (first && new_column).then(|| c.qualifier.clone()),
-                    timestamp_micros: if first { c.timestamp_micros } else { 0 },
-                    labels: if first { c.labels.clone() } else { Vec::new() },
-                    value: piece.to_vec(),
-                    value_size: if split && !last {
-                        i32::try_from(c.value.len()).unwrap_or(i32::MAX)
-                    } else {
-                        0
-                    },
-                    row_status: None,
+                    value: c.value,
+                    ..head
+                });
+                continue;
+            }
+            let total = i32::try_from(c.value.len()).unwrap_or(i32::MAX);
+            let pieces: Vec<&[u8]> = c.value.chunks(self.max_value).collect();
+            let last = pieces.len() - 1;
+            for (i, piece) in pieces.into_iter().enumerate() {
+                let value_size = if i < last { total } else { 0 };
+                out.push(if i == 0 {
+                    CellChunk {
+                        value: piece.to_vec(),
+                        value_size,
+                        ..head.clone()
+                    }
+                } else {
+                    CellChunk {
+                        value: piece.to_vec(),
+                        value_size,
+                        ..Default::default()
+                    }
                 });
             }
-            prev = Some(c);
         }
         if let Some(last) = out.last_mut() {
             last.row_status = Some(RowStatus::CommitRow(true));
@@ -274,7 +288,7 @@ mod tests {
         let mut reader = ChunkReader::new(false);
         let mut got = Vec::new();
         for (key, cells) in &rows {
-            let chunks = chunker.chunks(key, cells);
+            let chunks = chunker.chunks(key, cells.clone());
             // 2,500 bytes in chunks of 1,000: three chunks, value_size on the first two.
             for c in &chunks {
                 if let Some(r) = reader.push(c).unwrap() {
@@ -284,7 +298,7 @@ mod tests {
         }
         reader.finish().unwrap();
         assert_eq!(got, rows);
-        let chunks = chunker.chunks(&rows[0].0, &rows[0].1);
+        let chunks = chunker.chunks(&rows[0].0, rows[0].1.clone());
         assert_eq!(chunks.len(), 6);
         assert_eq!(chunks[1].value_size, 2500);
         assert_eq!(chunks[2].value_size, 2500);

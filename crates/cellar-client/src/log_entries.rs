@@ -32,13 +32,35 @@ pub struct LogRecord {
 pub type Hotspots = pb::CellarHotspots;
 
 impl Admin {
-    /// Every live server's hot rows and families keeping versions no read asks for
-    /// (Cellar's `cellar.Hotspots` log over GetLogEntries), of `table` alone when given.
-    pub async fn hotspots(&self, table: Option<&str>) -> Result<Hotspots> {
+    /// Asks every live server's GetLogEntries with `req` and decodes each answer as `T`
+    /// (`what` names it in errors); answers paired with the server (`host:port`).
+    async fn every_server_log<T: Message + Default>(
+        &self,
+        req: &pb::LogRequest,
+        what: &str,
+    ) -> Result<Vec<(String, T)>> {
         let status: pb::GetClusterStatusResponse = self
             .conn()
             .master("GetClusterStatus", &pb::GetClusterStatusRequest::default())
             .await?;
+        let mut out = Vec::new();
+        for s in &status.cluster_status.live_servers {
+            let server = server_name_from_pb(&s.server).address();
+            let entry: pb::LogEntry = self
+                .conn()
+                .admin_call(&server, "GetLogEntries", req)
+                .await?;
+            let answer = T::decode(entry.log_message.as_ref()).map_err(|e| {
+                Error::new(ErrorKind::Corrupt, format!("{server}: a bad {what}: {e}"))
+            })?;
+            out.push((server, answer));
+        }
+        Ok(out)
+    }
+
+    /// Every live server's hot rows and families keeping versions no read asks for
+    /// (Cellar's `cellar.Hotspots` log over GetLogEntries), of `table` alone when given.
+    pub async fn hotspots(&self, table: Option<&str>) -> Result<Hotspots> {
         let req = pb::LogRequest {
             log_class_name: "cellar.Hotspots".into(),
             log_message: pb::CellarHotspotsRequest {
@@ -48,18 +70,10 @@ impl Admin {
             .into(),
         };
         let mut all = Hotspots::default();
-        for s in &status.cluster_status.live_servers {
-            let server = server_name_from_pb(&s.server).address();
-            let entry: pb::LogEntry = self
-                .conn()
-                .admin_call(&server, "GetLogEntries", &req)
-                .await?;
-            let h = Hotspots::decode(entry.log_message.as_ref()).map_err(|e| {
-                Error::new(
-                    ErrorKind::Corrupt,
-                    format!("{server}: a bad CellarHotspots: {e}"),
-                )
-            })?;
+        for (_, h) in self
+            .every_server_log::<Hotspots>(&req, "CellarHotspots")
+            .await?
+        {
             all.hot_rows.extend(h.hot_rows);
             all.versions.extend(h.versions);
         }
@@ -74,10 +88,6 @@ impl Admin {
         limit: u32,
         table: Option<&str>,
     ) -> Result<Vec<LogRecord>> {
-        let status: pb::GetClusterStatusResponse = self
-            .conn()
-            .master("GetClusterStatus", &pb::GetClusterStatusRequest::default())
-            .await?;
         use pb::slow_log_response_request::LogType;
         let inner = pb::SlowLogResponseRequest {
             table_name: table.map(str::to_string),
@@ -94,19 +104,10 @@ impl Admin {
             log_message: inner.encode_to_vec().into(),
         };
         let mut out = Vec::new();
-        for s in &status.cluster_status.live_servers {
-            let server = server_name_from_pb(&s.server).address();
-            let entry: pb::LogEntry = self
-                .conn()
-                .admin_call(&server, "GetLogEntries", &req)
-                .await?;
-            let responses =
-                pb::SlowLogResponses::decode(entry.log_message.as_ref()).map_err(|e| {
-                    Error::new(
-                        ErrorKind::Corrupt,
-                        format!("{server}: a bad SlowLogResponses: {e}"),
-                    )
-                })?;
+        let answers = self
+            .every_server_log::<pb::SlowLogResponses>(&req, "SlowLogResponses")
+            .await?;
+        for (server, responses) in answers {
             for p in responses.slow_log_payloads {
                 use pb::slow_log_payload::Type;
                 out.push(LogRecord {

@@ -13,6 +13,9 @@ use std::sync::Mutex;
 
 use cellar_types::Cell;
 
+/// Rows recorded before a write sweeps out those the clock has caught up with.
+const SWEEP_AT: usize = 1024;
+
 #[derive(Debug, Default)]
 pub(crate) struct RowClock {
     ahead: Mutex<HashMap<Vec<u8>, i64>>,
@@ -28,12 +31,23 @@ impl RowClock {
             return clock_now;
         }
         let mut ahead = self.ahead.lock().unwrap_or_else(|p| p.into_inner());
-        // Rows the clock has caught up with are forgotten.
-        ahead.retain(|_, ts| *ts > clock_now);
+        // A row the clock has caught up with is forgotten when it writes again; the
+        // others in a sweep once the record grows, so a write never walks it all.
+        let now = match ahead.get(row) {
+            Some(ts) if *ts > clock_now => *ts,
+            Some(_) => {
+                ahead.remove(row);
+                clock_now
+            }
+            None => clock_now,
+        };
+        if ahead.len() > SWEEP_AT {
+            ahead.retain(|_, ts| *ts > clock_now);
+        }
         if ahead.is_empty() {
             self.any.store(false, Ordering::Relaxed);
         }
-        ahead.get(row).map_or(clock_now, |ts| clock_now.max(*ts))
+        now
     }
 
     /// Records the cells an increment or append of `row` wrote that run ahead of the

@@ -98,11 +98,6 @@ impl Gateway {
         self.addr
     }
 
-    /// Connections open now.
-    pub fn connections(&self) -> usize {
-        self.shared.open.lock().map(|m| m.len()).unwrap_or(0)
-    }
-
     /// Stops accepting and closes every connection.
     pub fn shutdown(mut self) {
         self.stop();

@@ -86,6 +86,14 @@ fn rows(v: Option<Value>) -> Vec<(String, Vec<(String, String)>)> {
         .collect()
 }
 
+/// scannerGetList of up to `n` rows.
+fn scanner_list(c: &mut Client, id: Value, n: i32) -> Vec<(String, Vec<(String, String)>)> {
+    rows(
+        c.call("scannerGetList", args().with(1, id).with(2, Value::I32(n)))
+            .ok(),
+    )
+}
+
 #[test]
 fn every_transport_and_protocol_on_one_port() {
     let (_dir, _server, addr) = start(None);
@@ -125,15 +133,7 @@ fn every_transport_and_protocol_on_one_port() {
             .unwrap()
             .as_i64()
             .unwrap();
-        let got = rows(
-            c.call(
-                "scannerGetList",
-                args()
-                    .with(1, Value::I32(id as i32))
-                    .with(2, Value::I32(10)),
-            )
-            .ok(),
-        );
+        let got = scanner_list(&mut c, Value::I32(id as i32), 10);
         assert_eq!(got.len(), 2, "{got:?}");
         assert_eq!(got[1], ("r2".into(), vec![("cf:b".into(), "v2".into())]));
         c.call("scannerClose", args().with(1, Value::I32(id as i32)))
@@ -227,24 +227,12 @@ fn scanner_ids_outlive_their_connection_and_leases_expire() {
         )
         .ok()
         .unwrap();
-    let got = rows(
-        c.call(
-            "scannerGetList",
-            args().with(1, id.clone()).with(2, Value::I32(3)),
-        )
-        .ok(),
-    );
+    let got = scanner_list(&mut c, id.clone(), 3);
     assert_eq!(got.len(), 3);
     // The client vanishes mid-scan; another connection carries on with the same id.
     drop(c);
     let mut d = Client::connect(&addr, true, false);
-    let got = rows(
-        d.call(
-            "scannerGetList",
-            args().with(1, id.clone()).with(2, Value::I32(100)),
-        )
-        .ok(),
-    );
+    let got = scanner_list(&mut d, id.clone(), 100);
     assert_eq!(got.len(), 7);
     assert_eq!(got[0].0, "r3");
     assert!(rows(d.call("scannerGet", args().with(1, id.clone())).ok()).is_empty());
@@ -599,13 +587,10 @@ fn every_other_thrift1_method() {
     }
     let open = |c: &mut Client, m: &str, a: Struct| {
         let id = c.call(m, a).ok().unwrap();
-        let got = row_names(
-            c.call(
-                "scannerGetList",
-                args().with(1, id.clone()).with(2, Value::I32(100)),
-            )
-            .ok(),
-        );
+        let got: Vec<String> = scanner_list(c, id.clone(), 100)
+            .into_iter()
+            .map(|(r, _)| r)
+            .collect();
         c.call("scannerClose", args().with(1, id)).ok();
         got
     };

@@ -15,7 +15,6 @@ mod gc;
 mod mutations;
 mod read;
 
-use std::net::SocketAddr;
 use std::sync::Arc;
 
 use cellar_api::ErrorKind;
@@ -204,19 +203,6 @@ pub(crate) fn bigtable_cells(cells: &[cellar_api::Cell]) -> Vec<cellar_bigtable:
 /// Cellar's milliseconds as Bigtable's microseconds.
 pub(crate) fn micros(ms: i64) -> i64 {
     ms.saturating_mul(1000)
-}
-
-/// The address a `--bigtable-port` binds.
-pub fn bind_addr(bind: &str, port: u16) -> Result<SocketAddr, String> {
-    format!("{bind}:{port}")
-        .parse()
-        .or_else(|_| {
-            std::net::ToSocketAddrs::to_socket_addrs(&(bind, port))
-                .ok()
-                .and_then(|mut a| a.next())
-                .ok_or(())
-        })
-        .map_err(|_| format!("cannot bind {bind}:{port}"))
 }
 
 #[cfg(test)]

@@ -206,7 +206,7 @@ fn read(
                     stats.cells_returned_count += cells.len() as i64;
                     // A row never spans responses: clients (google-cloud-bigtable's
                     // Python merger among them) expect each response to start a row.
-                    for c in chunker.chunks(&row.row, &cells) {
+                    for c in chunker.chunks(&row.row, cells) {
                         pending_bytes += c.value.len() + 64;
                         pending.chunks.push(c);
                     }
