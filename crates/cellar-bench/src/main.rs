@@ -32,7 +32,8 @@ struct Args {
     /// Workloads to run (letters A–F).
     #[arg(long, default_value = "ABCDEF")]
     workloads: String,
-    /// Targets, comma-separated: cellar (embedded), server (a Cellar server in this
+    /// Targets, comma-separated: cellar (embedded, NONE), cellar:FAST_DIFF (or any other
+    /// data block encoding), server (a Cellar server in this
     /// process, through the network client), rocksdb (needs --features rocksdb).
     #[arg(long, default_value = "cellar")]
     targets: String,
@@ -65,6 +66,9 @@ struct Args {
     quick: bool,
     #[arg(long, default_value_t = 42)]
     seed: u64,
+    /// Keep each target's data directory after its run (to look at its files).
+    #[arg(long)]
+    keep: bool,
     /// Run a seed scenario instead of YCSB: sensor or inbox.
     #[arg(long)]
     scenario: Option<String>,
@@ -151,7 +155,9 @@ fn main() -> ExitCode {
             let run = runner::run(&target, w, &spec);
             let disk = target.disk_bytes();
             drop(target);
-            let _ = std::fs::remove_dir_all(&dir);
+            if !args.keep {
+                let _ = std::fs::remove_dir_all(&dir);
+            }
             results.push(report::Entry {
                 workload: w.name,
                 load,

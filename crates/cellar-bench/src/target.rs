@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use cellar::Database;
+use cellar::{Database, LocalTable};
 use cellar_region::{FamilyDescriptor, Get, Put, Scan, TableDescriptor};
 use cellar_wal::Durability;
 
@@ -56,15 +56,22 @@ pub fn cellar_options(dir: &Path, cache_bytes: usize) -> Result<cellar::Options,
     Ok(opts)
 }
 
-/// Cellar embedded.
+/// Cellar embedded, its family in one data block encoding.
 pub struct CellarTarget {
     db: Database,
+    table: LocalTable,
     dir: PathBuf,
     durability: Durability,
+    encoding: String,
 }
 
 impl CellarTarget {
-    pub fn open(dir: &Path, fsync: bool, cache_bytes: usize) -> Result<CellarTarget, String> {
+    pub fn open(
+        dir: &Path,
+        fsync: bool,
+        cache_bytes: usize,
+        encoding: &str,
+    ) -> Result<CellarTarget, String> {
         let db = Database::open_with(dir, cellar_options(dir, cache_bytes)?)
             .map_err(|e| e.to_string())?;
         let durability = if fsync {
@@ -73,21 +80,27 @@ impl CellarTarget {
             Durability::SyncWal
         };
         if !db.table_exists("usertable") {
-            let mut t = TableDescriptor::new("usertable").with_family(FamilyDescriptor::new("f"));
+            let mut f = FamilyDescriptor::new("f");
+            f.set_attribute("DATA_BLOCK_ENCODING", encoding)
+                .map_err(|e| e.to_string())?;
+            let mut t = TableDescriptor::new("usertable").with_family(f);
             t.durability = durability;
             db.create_table(t).map_err(|e| e.to_string())?;
         }
+        let table = db.table("usertable").map_err(|e| e.to_string())?;
         Ok(CellarTarget {
             db,
+            table,
             dir: dir.to_path_buf(),
             durability,
+            encoding: encoding.to_ascii_uppercase(),
         })
     }
 }
 
 impl Target for CellarTarget {
     fn name(&self) -> String {
-        format!("cellar ({})", self.durability.name())
+        format!("cellar {} ({})", self.encoding, self.durability.name())
     }
 
     fn insert(&self, key: &str, record: &Record) -> Result<(), String> {
@@ -95,30 +108,22 @@ impl Target for CellarTarget {
         for (f, v) in record {
             p = p.add_column("f", f.as_str(), v.clone());
         }
-        self.db
-            .table("usertable")
-            .and_then(|t| t.put(p))
-            .map_err(|e| e.to_string())
+        self.table.put(p).map_err(|e| e.to_string())
     }
 
     fn read(&self, key: &str) -> Result<bool, String> {
-        let r = self
-            .db
-            .table("usertable")
-            .and_then(|t| t.get(&Get::new(key)))
-            .map_err(|e| e.to_string())?;
+        let r = self.table.get(&Get::new(key)).map_err(|e| e.to_string())?;
         Ok(!r.is_empty())
     }
 
     fn update(&self, key: &str, field: &str, value: &[u8]) -> Result<(), String> {
-        self.db
-            .table("usertable")
-            .and_then(|t| t.put(Put::new(key).add_column("f", field, value.to_vec())))
+        self.table
+            .put(Put::new(key).add_column("f", field, value.to_vec()))
             .map_err(|e| e.to_string())
     }
 
     fn scan(&self, start: &str, count: usize) -> Result<usize, String> {
-        let t = self.db.table("usertable").map_err(|e| e.to_string())?;
+        let t = &self.table;
         let s = Scan::new()
             .start_row(start)
             .limit(count as u64)
@@ -146,7 +151,8 @@ impl Target for CellarTarget {
     }
 }
 
-/// Opens a target by name in `dir`.
+/// Opens a target by name in `dir`: `cellar` (NONE), `cellar:<ENCODING>` (any data
+/// block encoding, e.g. `cellar:FAST_DIFF`), `server`, `rocksdb`.
 pub fn open(
     name: &str,
     dir: &Path,
@@ -154,7 +160,18 @@ pub fn open(
     cache_bytes: usize,
 ) -> Result<Arc<dyn Target>, String> {
     match name {
-        "cellar" => Ok(Arc::new(CellarTarget::open(dir, fsync, cache_bytes)?)),
+        "cellar" => Ok(Arc::new(CellarTarget::open(
+            dir,
+            fsync,
+            cache_bytes,
+            "NONE",
+        )?)),
+        cellar if cellar.starts_with("cellar:") => Ok(Arc::new(CellarTarget::open(
+            dir,
+            fsync,
+            cache_bytes,
+            &cellar["cellar:".len()..],
+        )?)),
         "server" => Ok(Arc::new(crate::server_target::ServerTarget::open(
             dir,
             fsync,
@@ -167,7 +184,7 @@ pub fn open(
             cache_bytes,
         )?)),
         other => Err(format!(
-            "unknown target '{other}' (cellar, server{})",
+            "unknown target '{other}' (cellar, cellar:<ENCODING>, server{})",
             if cfg!(feature = "rocksdb") {
                 ", rocksdb"
             } else {

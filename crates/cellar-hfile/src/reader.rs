@@ -360,11 +360,7 @@ impl HFileReader {
         let encoded = b.header.block_type == BlockType::EncodedData;
         let payload = Bytes::from(b.payload);
         let cells = DataBlockEncoding::decode_shared(&payload, encoded, self.fmt, offset)?;
-        let d = Arc::new(DataBlock {
-            offset,
-            header: b.header,
-            cells,
-        });
+        let d = Arc::new(DataBlock::new(offset, b.header, cells));
         if let Some(c) = self.cache.as_ref().filter(|_| cache) {
             c.insert(self.id, offset, Cached::Data(d.clone()));
         }

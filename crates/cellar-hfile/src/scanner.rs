@@ -91,9 +91,7 @@ impl<R: Deref<Target = HFileReader>> FileScanner<R> {
         let block = self
             .reader
             .data_block_cached(entry.offset, self.cache_blocks)?;
-        let pos = block
-            .cells
-            .partition_point(|c| compare_keys(&c.key_ref(), key) == Ordering::Less);
+        let pos = block.lower_bound(0, key);
         self.settle_forward(Some(block), pos)
     }
 
@@ -114,10 +112,7 @@ impl<R: Deref<Target = HFileReader>> FileScanner<R> {
             .last()
             .is_some_and(|last| compare_keys(&last.key_ref(), key) != Ordering::Less);
         if in_block {
-            let rest = &block.cells[self.pos..];
-            let pos = self.pos
-                + rest.partition_point(|c| compare_keys(&c.key_ref(), key) == Ordering::Less);
-            self.pos = pos;
+            self.pos = block.lower_bound(self.pos, key);
             return Ok(true);
         }
         self.seek(key)
@@ -133,8 +128,7 @@ impl<R: Deref<Target = HFileReader>> FileScanner<R> {
         let mut first = true;
         while let Some(b) = block {
             let pos = if first {
-                b.cells
-                    .partition_point(|c| compare_keys(&c.key_ref(), key) == Ordering::Less)
+                b.lower_bound(0, key)
             } else {
                 b.cells.len()
             };

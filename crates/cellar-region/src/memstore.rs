@@ -7,7 +7,7 @@ use std::collections::VecDeque;
 use std::ops::Bound;
 use std::sync::atomic::{AtomicI64, AtomicU64, AtomicUsize, Ordering as AtomicOrdering};
 
-use cellar_types::{compare_cells, Cell, CellType, KeyRef};
+use cellar_types::{compare_cells, row_prefix, Cell, CellType, KeyRef};
 use crossbeam_skiplist::SkipMap;
 
 /// A cell ordered as store files order it.
@@ -21,12 +21,8 @@ pub struct MemKey {
 
 impl MemKey {
     pub fn new(cell: Cell) -> MemKey {
-        let row = cell.row();
-        let mut b = [0u8; 8];
-        let n = row.len().min(8);
-        b[..n].copy_from_slice(&row[..n]);
         MemKey {
-            prefix: u64::from_be_bytes(b),
+            prefix: row_prefix(cell.row()),
             cell,
         }
     }

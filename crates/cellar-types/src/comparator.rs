@@ -106,3 +106,13 @@ mod tests {
         assert_eq!(compare_keys(&first, &cell.key_ref()), Ordering::Less);
     }
 }
+
+/// A row's first 8 bytes, big-endian, zero-padded. Row order never contradicts it:
+/// `a < b` implies `row_prefix(a) <= row_prefix(b)`, so unequal prefixes order two rows
+/// without reading them (sorted structures keep these side by side to search cheaply).
+pub fn row_prefix(row: &[u8]) -> u64 {
+    let mut b = [0u8; 8];
+    let n = row.len().min(8);
+    b[..n].copy_from_slice(&row[..n]);
+    u64::from_be_bytes(b)
+}

@@ -12,7 +12,7 @@ mod tags;
 
 pub use bytes::Bytes;
 pub use cell::{Cell, CellType, LATEST_TIMESTAMP, MAX_FAMILY_LEN, MAX_ROW_LEN};
-pub use comparator::{compare_cells, compare_keys, compare_rows};
+pub use comparator::{compare_cells, compare_keys, compare_rows, row_prefix};
 pub use dictionary::{LruDictionary, NOT_IN_DICTIONARY};
 pub use error::{Result, TypesError};
 pub use escape::{from_hex, from_string_binary, to_hex, to_string_binary};

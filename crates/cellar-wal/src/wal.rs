@@ -222,11 +222,21 @@ impl Wal {
     }
 
     /// Records that every edit of `region` up to `seq_id` is in store files, and removes
-    /// the segments no longer needed.
+    /// the segments no longer needed. When that leaves the current segment holding only
+    /// flushed edits, it is closed and removed too (as RocksDB drops a memtable's log
+    /// once the memtable is flushed): a log the store files cover takes no disk.
     pub fn mark_flushed(&self, region: &str, seq_id: u64) -> Result<()> {
         let mut f = lock(&self.shared.file);
         let e = f.flushed.entry(region.to_string()).or_insert(0);
         *e = (*e).max(seq_id);
+        let current_obsolete = !f.shut
+            && !f.current.regions.is_empty()
+            && f.current.regions.iter().all(|(region, max)| {
+                f.forgotten.contains(region) || f.flushed.get(region).is_some_and(|s| s >= max)
+            });
+        if current_obsolete && !self.shared.poisoned.load(Ordering::SeqCst) {
+            return self.shared.roll_locked(&mut f);
+        }
         self.shared.remove_obsolete(&mut f)
     }
 

@@ -249,6 +249,38 @@ fn segments_roll_and_go_once_flushed() {
     assert_eq!(seqs, (first..=40).collect::<Vec<_>>());
 }
 
+/// A current segment whose edits are all flushed is closed and removed at once, not
+/// kept until it fills: the log of flushed data takes no disk. Edits written after that
+/// land in the new segment and replay.
+#[test]
+fn a_flushed_current_segment_goes_at_once() {
+    let fs = FaultFs::new();
+    let dir = PathBuf::from("/db/wal");
+    let (wal, _) = open(Arc::new(fs.clone()), &dir, WalOptions::default());
+    for seq in 1..=20 {
+        let region = if seq % 2 == 0 { "a" } else { "b" };
+        wal.append(&edit(region, seq), Durability::SyncWal).unwrap();
+    }
+    let first = segments(&fs, &dir);
+    assert_eq!(first.len(), 1);
+    wal.mark_flushed("a", 20).unwrap();
+    assert_eq!(segments(&fs, &dir), first, "b's edits are not flushed yet");
+    wal.mark_flushed("b", 18).unwrap();
+    assert_eq!(segments(&fs, &dir), first, "b's edit 19 is not flushed yet");
+    wal.mark_flushed("b", 19).unwrap();
+    let now = segments(&fs, &dir);
+    assert_eq!(now.len(), 1);
+    assert_ne!(
+        now, first,
+        "the flushed segment was replaced by an empty one"
+    );
+    wal.append(&edit("a", 21), Durability::SyncWal).unwrap();
+    drop(wal);
+    let (_wal, seen) = open(Arc::new(fs), &dir, WalOptions::default());
+    let seqs: Vec<u64> = seen.iter().map(|e| e.seq_id).collect();
+    assert_eq!(seqs, vec![21]);
+}
+
 /// Whatever follows the last valid record of the newest segment — garbage of any kind,
 /// not only zeros — is a torn tail: cut and reported, the log opens with every valid
 /// edit; the report says how many bytes and records went, and does not claim to know
