@@ -74,6 +74,12 @@ struct Args {
     scenario: Option<String>,
 }
 
+/// mimalloc: the write and compaction paths allocate and free block-sized buffers and
+/// millions of small cells; the system allocator gave the pages back and faulted them
+/// in again (page clearing was a tenth of a YCSB load's profile).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     let mut args = Args::parse();
     if args.quick {
