@@ -68,6 +68,36 @@ impl MemCursor {
         Ok(c)
     }
 
+    /// A Get's cursor: opens on up to `count` visible cells of `row` from `start` in one
+    /// walk (a whole-row Get takes the row's cells in one skip-list search rather than
+    /// one per batch). When the row ends within them, the cursor ends there: a Get
+    /// reads no further.
+    pub fn for_row(
+        seg: Arc<MemSegment>,
+        read_point: u64,
+        start: &KeyRef<'_>,
+        row: &[u8],
+        count: usize,
+    ) -> Result<MemCursor> {
+        let count = count.max(1);
+        let mut c = MemCursor {
+            seg,
+            ahead: VecDeque::new(),
+            more: true,
+            batch: FIRST_BATCH,
+            read_point,
+        };
+        let n = c.seg.visible_from(
+            Bound::Included(&probe(start)?),
+            read_point,
+            count,
+            Some(row),
+            &mut c.ahead,
+        );
+        c.more = n == count;
+        Ok(c)
+    }
+
     /// Replaces the buffered cells with the first `count` visible cells from `from`.
     fn fill_from(&mut self, from: Bound<&MemKey>, count: usize) {
         self.ahead.clear();
@@ -582,6 +612,46 @@ mod tests {
         assert_eq!(seen, rows);
         let walked = seg.walked.load(std::sync::atomic::Ordering::Relaxed);
         assert!(walked < 4 * (rows as usize + 800), "walked {walked} cells");
+    }
+
+    /// A Get's cursor yields the row's visible cells and ends with the row, whatever
+    /// its opening batch; a batch smaller than the row goes on batch by batch.
+    #[test]
+    fn get_cursor_reads_its_row_and_ends_there() {
+        let (seg, visible) = segment();
+        for row in [0u32, 17, 299] {
+            let name = cell(row, 0, 1).row().to_vec();
+            let want: Vec<Cell> = visible
+                .iter()
+                .filter(|c| c.row() == name)
+                .cloned()
+                .collect();
+            for batch in [1usize, 2, 3, 32] {
+                let mut c = MemCursor::for_row(
+                    seg.clone(),
+                    1000,
+                    &KeyRef::first_on_row(&name),
+                    &name,
+                    batch,
+                )
+                .unwrap();
+                let mut seen = Vec::new();
+                while let Some(x) = c.peek() {
+                    if x.row() != name.as_slice() {
+                        break;
+                    }
+                    seen.push(x.clone());
+                    c.advance().unwrap();
+                }
+                assert_eq!(seen, want, "row {row} batch {batch}");
+                if batch > want.len() {
+                    assert!(c.peek().is_none(), "the cursor ends with the row");
+                }
+            }
+        }
+        let absent =
+            MemCursor::for_row(seg, 1000, &KeyRef::first_on_row(b"zz"), b"zz", 32).unwrap();
+        assert!(absent.peek().is_none());
     }
 
     #[test]

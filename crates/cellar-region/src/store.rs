@@ -685,28 +685,30 @@ impl Store {
     }
 
     /// Cursors over every source, positioned at `start`, showing cells up to `read_point`.
-    /// With `get_row`, files whose row bloom rules the row out are left out.
+    /// With `get_row` (a Get: the row, and how many cells the MemStore cursors take at
+    /// opening), files whose row bloom rules the row out are left out and the MemStore
+    /// cursors end with the row.
     pub fn cursors(
         &self,
         read_point: u64,
         start: &KeyRef<'_>,
-        get_row: Option<&[u8]>,
+        get_row: Option<(&[u8], usize)>,
         cache_blocks: bool,
     ) -> Result<Vec<Box<dyn CellCursor>>> {
         let s = self.read();
         let mut out: Vec<Box<dyn CellCursor>> = Vec::new();
-        out.push(Box::new(MemCursor::new(
-            s.active.clone(),
-            read_point,
-            start,
-        )?));
+        let mem = |seg: &Arc<MemSegment>| match get_row {
+            Some((row, batch)) => MemCursor::for_row(seg.clone(), read_point, start, row, batch),
+            None => MemCursor::new(seg.clone(), read_point, start),
+        };
+        out.push(Box::new(mem(&s.active)?));
         if let Some(snap) = &s.snapshot {
-            out.push(Box::new(MemCursor::new(snap.clone(), read_point, start)?));
+            out.push(Box::new(mem(snap)?));
         }
         let files = s.files.clone();
         drop(s);
         for f in files.iter().rev() {
-            if let Some(row) = get_row {
+            if let Some((row, _)) = get_row {
                 if !f.reader.might_contain_row(row)? {
                     continue;
                 }
