@@ -50,6 +50,10 @@ fn last_on_column(cell: &Cell) -> Vec<u8> {
     .to_vec()
 }
 
+fn same_column(a: &Cell, b: &Cell) -> bool {
+    a.qualifier() == b.qualifier() && a.row() == b.row() && a.family() == b.family()
+}
+
 impl StoreScanner {
     pub fn new(family: Vec<u8>, heap: Heap, matcher: Matcher, max_row_size: u64) -> StoreScanner {
         StoreScanner {
@@ -96,6 +100,28 @@ impl StoreScanner {
     pub fn seek(&mut self, key: &[u8]) -> Result<()> {
         let k = KeyRef::parse(key)?;
         self.heap.reseek(&k)
+    }
+
+    /// Moves past every cell of the column under the heap. Most columns hold one
+    /// visible version, so the next cell is usually in the next column already: step a
+    /// few times before seeking, as HBase's `trySkipToNextColumn` does — a seek costs a
+    /// comparison chain in every cursor. Once the heap's least cell is past the column,
+    /// every cursor is, which is where a seek would have left them.
+    fn skip_to_next_column(&mut self) -> Result<()> {
+        const STEPS_BEFORE_SEEK: usize = 4;
+        let Some(current) = self.heap.peek().cloned() else {
+            return Ok(());
+        };
+        if !self.heap.is_reversed() {
+            for _ in 0..STEPS_BEFORE_SEEK {
+                self.heap.advance()?;
+                match self.heap.peek() {
+                    Some(next) if same_column(next, &current) => {}
+                    _ => return Ok(()),
+                }
+            }
+        }
+        self.seek(&last_on_column(&current))
     }
 
     /// Skips the rest of `row`.
@@ -170,8 +196,8 @@ impl StoreScanner {
                 MatchCode::IncludeAndSeekNextCol | MatchCode::SeekNextCol => {
                     if in_empty_column {
                         self.heap.advance()?;
-                    } else if let Some(key) = self.heap.peek().map(last_on_column) {
-                        self.seek(&key)?;
+                    } else {
+                        self.skip_to_next_column()?;
                     }
                 }
                 MatchCode::IncludeAndSeekNextRow | MatchCode::SeekNextRow => {
