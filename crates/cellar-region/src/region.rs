@@ -26,6 +26,10 @@ use crate::mvcc::{Mvcc, ReadPoints};
 use crate::row_lock::RowLocks;
 use crate::store::Store;
 
+/// Log bytes past which a flush asks the regions still pinning the log to flush too
+/// (a quarter of the 128 MiB segment).
+const PINNED_LOG_FLUSH_BYTES: u64 = 32 << 20;
+
 /// Background work a region asks for.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Maintenance {
@@ -441,6 +445,13 @@ impl Region {
             store.commit_flush(file)?;
         }
         self.ctx.wal.mark_flushed(&self.name, flush_seq)?;
+        // Regions whose few unflushed edits keep this flush's log on disk flush too,
+        // once the log holds PINNED_LOG_FLUSH_BYTES (at most once a segment).
+        for other in self.ctx.wal.regions_pinning(PINNED_LOG_FLUSH_BYTES) {
+            if other != self.name {
+                self.request(Maintenance::Flush(other));
+            }
+        }
         if wrote {
             self.metrics.flushes.fetch_add(1, Ordering::Relaxed);
             tracing::info!(

@@ -75,6 +75,8 @@ struct FileState {
     /// An emptied buffer handed back to `Pending` at the next write, so that appends
     /// reuse two buffers instead of growing a new one after every write.
     spare: Vec<u8>,
+    /// The segment whose pinning regions were last named ([`Wal::regions_pinning`]).
+    pin_checked: Option<u64>,
 }
 
 struct Shared {
@@ -152,6 +154,7 @@ impl Wal {
                 closed,
                 next_number: next_number + 1,
                 spare: Vec::new(),
+                pin_checked: None,
                 written_txid: 0,
                 synced_txid: 0,
                 flushed: HashMap::new(),
@@ -238,6 +241,33 @@ impl Wal {
             return self.shared.roll_locked(&mut f);
         }
         self.shared.remove_obsolete(&mut f)
+    }
+
+    /// Regions whose unflushed edits keep log segments on disk, once the current
+    /// segment holds at least `min_len` bytes; asked once per segment (HBase forces
+    /// flushes of the regions pinning old logs, `hbase.regionserver.maxlogs`): a region
+    /// written once — a table created in `hbase:meta` — would otherwise keep a whole
+    /// segment of everyone else's flushed edits. Empty when nothing needs doing.
+    pub fn regions_pinning(&self, min_len: u64) -> Vec<String> {
+        let mut f = lock(&self.shared.file);
+        if f.shut || f.writer.len() < min_len || f.pin_checked == Some(f.current.number) {
+            return Vec::new();
+        }
+        f.pin_checked = Some(f.current.number);
+        let f = &*f;
+        let mut out: Vec<String> = f
+            .closed
+            .iter()
+            .chain(std::iter::once(&f.current))
+            .flat_map(|seg| seg.regions.iter())
+            .filter(|(region, max)| {
+                !f.forgotten.contains(*region) && f.flushed.get(*region).is_none_or(|s| s < max)
+            })
+            .map(|(region, _)| region.clone())
+            .collect();
+        out.sort();
+        out.dedup();
+        out
     }
 
     /// Forgets a dropped region: its edits never need replaying.

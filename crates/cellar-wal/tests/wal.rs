@@ -281,6 +281,37 @@ fn a_flushed_current_segment_goes_at_once() {
     assert_eq!(seqs, vec![21]);
 }
 
+/// The regions keeping segments on disk are named once the current segment is large
+/// enough, once per segment, and no longer once they flush.
+#[test]
+fn regions_pinning_the_log_are_named_once_a_segment() {
+    let fs = FaultFs::new();
+    let dir = PathBuf::from("/db/wal");
+    let (wal, _) = open(Arc::new(fs.clone()), &dir, WalOptions::default());
+    wal.append(&edit("meta", 1), Durability::SyncWal).unwrap();
+    for seq in 2..=20 {
+        wal.append(&edit("big", seq), Durability::SyncWal).unwrap();
+    }
+    assert!(
+        wal.regions_pinning(1 << 20).is_empty(),
+        "the segment is small"
+    );
+    wal.mark_flushed("big", 20).unwrap();
+    assert_eq!(wal.regions_pinning(100), vec!["meta".to_string()]);
+    assert!(wal.regions_pinning(100).is_empty(), "named once a segment");
+    let pinned = segments(&fs, &dir);
+    wal.mark_flushed("meta", 1).unwrap();
+    let now = segments(&fs, &dir);
+    assert_eq!(now.len(), 1);
+    assert_ne!(now, pinned, "the flushed segment went");
+    wal.append(&edit("big", 21), Durability::SyncWal).unwrap();
+    assert_eq!(
+        wal.regions_pinning(100),
+        vec!["big".to_string()],
+        "a new segment"
+    );
+}
+
 /// Whatever follows the last valid record of the newest segment — garbage of any kind,
 /// not only zeros — is a torn tail: cut and reported, the log opens with every valid
 /// edit; the report says how many bytes and records went, and does not claim to know
