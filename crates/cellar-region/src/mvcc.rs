@@ -5,20 +5,44 @@
 //! (HBase's `getSmallestReadPoint`) and keep every cell such a reader can still see.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::thread::Thread;
 
 #[derive(Debug)]
 struct State {
     next: u64,
     pending: BTreeSet<u64>,
     read_point: u64,
+    /// Writers waiting for the read point to reach their write number, each woken
+    /// alone when it does (a shared condition woke every waiter at every completion:
+    /// with many writers, most wake-ups found the read point still short).
+    waiters: Vec<(u64, Thread)>,
+}
+
+impl State {
+    /// Raises the read point to `rp`; returns the waiters it satisfies.
+    fn advance(&mut self, rp: u64) -> Vec<Thread> {
+        if rp <= self.read_point {
+            return Vec::new();
+        }
+        self.read_point = rp;
+        let mut woken = Vec::new();
+        self.waiters.retain(|(seq, t)| {
+            if *seq <= rp {
+                woken.push(t.clone());
+                false
+            } else {
+                true
+            }
+        });
+        woken
+    }
 }
 
 /// Write numbers and the read point of one region.
 #[derive(Debug)]
 pub struct Mvcc {
     state: Mutex<State>,
-    advanced: Condvar,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -33,8 +57,8 @@ impl Mvcc {
                 next: last_seq_id + 1,
                 pending: BTreeSet::new(),
                 read_point: last_seq_id,
+                waiters: Vec::new(),
             }),
-            advanced: Condvar::new(),
         }
     }
 
@@ -55,12 +79,22 @@ impl Mvcc {
             Some(first) => first - 1,
             None => s.next - 1,
         };
-        if rp > s.read_point {
-            s.read_point = rp;
-            self.advanced.notify_all();
+        let woken = s.advance(rp);
+        let done = s.read_point >= seq;
+        if !done {
+            s.waiters.push((seq, std::thread::current()));
         }
-        while s.read_point < seq {
-            s = self.advanced.wait(s).unwrap_or_else(|e| e.into_inner());
+        drop(s);
+        for t in woken {
+            t.unpark();
+        }
+        if done {
+            return;
+        }
+        // Parks until a completion raises the read point to `seq` (and unparks this
+        // thread); a wake-up for any other reason finds it short and parks again.
+        while lock(&self.state).read_point < seq {
+            std::thread::park();
         }
     }
 
@@ -77,11 +111,16 @@ impl Mvcc {
     /// Raises the next write number above `seq` (after replaying edits).
     pub fn advance_to(&self, seq: u64) {
         let mut s = lock(&self.state);
+        let mut woken = Vec::new();
         if s.next <= seq {
             s.next = seq + 1;
             if s.pending.is_empty() {
-                s.read_point = seq;
+                woken = s.advance(seq);
             }
+        }
+        drop(s);
+        for t in woken {
+            t.unpark();
         }
     }
 }
@@ -170,6 +209,33 @@ mod tests {
         assert_eq!(points.smallest(&m), 6, "a write in progress is above it");
         m.complete(s);
         assert_eq!(points.smallest(&m), 7);
+    }
+
+    /// Many writers completing out of order: every one returns with the read point at
+    /// or past its write, none is left parked, and the read point ends at the last.
+    #[test]
+    fn many_writers_each_wake_once_covered() {
+        let m = Arc::new(Mvcc::new(0));
+        let threads: Vec<_> = (0..16)
+            .map(|t| {
+                let m = m.clone();
+                std::thread::spawn(move || {
+                    for i in 0..2_000u64 {
+                        let seq = m.begin();
+                        if (i + t) % 7 == 0 {
+                            std::thread::yield_now();
+                        }
+                        m.complete(seq);
+                        assert!(m.read_point() >= seq);
+                    }
+                })
+            })
+            .collect();
+        for t in threads {
+            t.join().unwrap();
+        }
+        assert_eq!(m.read_point(), 32_000);
+        assert_eq!(m.last_assigned(), 32_000);
     }
 
     #[test]

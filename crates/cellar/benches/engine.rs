@@ -4,7 +4,7 @@
 //! single-reader run measured in the same process, on the same disk.
 //!
 //! `cargo bench -p cellar --bench engine` (set CELLAR_BENCH_SECS to change the time per
-//! measurement, default 3).
+//! measurement, default 3; CELLAR_BENCH_ONLY=writes or reads to run one half).
 
 // A benchmark measures real time with real threads.
 #![allow(clippy::disallowed_methods)]
@@ -178,6 +178,11 @@ fn main() {
         "# Cellar engine benchmark ({} s per measurement)\n",
         secs().as_secs_f64()
     );
-    writes();
-    reads();
+    let only = std::env::var("CELLAR_BENCH_ONLY").unwrap_or_default();
+    if only.is_empty() || only == "writes" {
+        writes();
+    }
+    if only.is_empty() || only == "reads" {
+        reads();
+    }
 }
