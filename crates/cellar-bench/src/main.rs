@@ -12,6 +12,7 @@ mod rocks;
 mod runner;
 mod scenarios;
 mod server_target;
+mod summary;
 mod target;
 mod ycsb;
 
@@ -69,6 +70,11 @@ struct Args {
     /// Keep each target's data directory after its run (to look at its files).
     #[arg(long)]
     keep: bool,
+    /// Repeat every workload and target this many times; with more than one, a summary
+    /// gives each ratio to the first target as min / median / max over the runs (the
+    /// JSON file then holds an array of runs).
+    #[arg(long, default_value_t = 1)]
+    runs: usize,
     /// Run a seed scenario instead of YCSB: sensor or inbox.
     #[arg(long)]
     scenario: Option<String>,
@@ -137,58 +143,78 @@ fn main() -> ExitCode {
         .split(',')
         .map(|s| s.trim().to_string())
         .collect();
-    let mut results = Vec::new();
-    for w in &workloads {
-        for t in &targets {
-            let dir = args.dir.join(format!("{t}-{}", w.name));
-            let _ = std::fs::remove_dir_all(&dir);
-            if let Err(e) = std::fs::create_dir_all(&dir) {
-                eprintln!("ERROR: {}: {e}", dir.display());
-                return ExitCode::from(2);
-            }
-            let target = match target::open(t, &dir, args.fsync, args.cache_bytes) {
-                Ok(x) => x,
-                Err(e) => {
-                    eprintln!("ERROR: {e}");
-                    return ExitCode::from(2);
+    let mut runs = Vec::new();
+    for _ in 0..args.runs.max(1) {
+        let mut results = Vec::new();
+        for w in &workloads {
+            for t in &targets {
+                match run_one(&args, w, t, &spec) {
+                    Ok(e) => results.push(e),
+                    Err(e) => {
+                        eprintln!("ERROR: {e}");
+                        return ExitCode::from(2);
+                    }
                 }
-            };
-            let load = runner::load(&target, &spec);
-            if let Err(e) = target.settle() {
-                eprintln!("ERROR: {e}");
-                return ExitCode::from(2);
             }
-            let run = runner::run(&target, w, &spec);
-            let disk = target.disk_bytes();
-            drop(target);
-            if !args.keep {
-                let _ = std::fs::remove_dir_all(&dir);
-            }
-            results.push(report::Entry {
-                workload: w.name,
-                load,
-                run,
-                disk_bytes: disk,
-            });
         }
+        print!("{}", report::table(&results, &spec, args.fsync));
+        runs.push(results);
     }
-    print!("{}", report::table(&results, &spec, args.fsync));
+    if runs.len() > 1 {
+        print!("\n{}", summary::table(&runs));
+    }
+    let last: &[report::Entry] = runs.last().map(Vec::as_slice).unwrap_or_default();
     if let Some(path) = &args.json {
-        if let Err(e) = std::fs::write(path, report::json(&results, &spec, args.fsync)) {
+        let text = if runs.len() > 1 {
+            let all: Vec<String> = runs
+                .iter()
+                .map(|r| report::json(r, &spec, args.fsync))
+                .collect();
+            format!("[{}]", all.join(","))
+        } else {
+            report::json(last, &spec, args.fsync)
+        };
+        if let Err(e) = std::fs::write(path, text) {
             eprintln!("ERROR: {}: {e}", path.display());
             return ExitCode::from(2);
         }
     }
     if let Some(path) = &args.chart {
-        if let Err(e) = std::fs::write(path, report::svg_chart(&results)) {
+        if let Err(e) = std::fs::write(path, report::svg_chart(last)) {
             eprintln!("ERROR: {}: {e}", path.display());
             return ExitCode::from(2);
         }
     }
-    let errors: u64 = results.iter().map(|r| r.load.errors + r.run.errors).sum();
+    let errors: u64 = runs
+        .iter()
+        .flatten()
+        .map(|r| r.load.errors + r.run.errors)
+        .sum();
     if errors > 0 {
         eprintln!("ERROR: {errors} operations failed");
         return ExitCode::from(1);
     }
     ExitCode::SUCCESS
+}
+
+/// Loads and runs workload `w` on a fresh target `t`.
+fn run_one(args: &Args, w: &Workload, t: &str, spec: &RunSpec) -> Result<report::Entry, String> {
+    let dir = args.dir.join(format!("{t}-{}", w.name));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let target = target::open(t, &dir, args.fsync, args.cache_bytes)?;
+    let load = runner::load(&target, spec);
+    target.settle()?;
+    let run = runner::run(&target, w, spec);
+    let disk = target.disk_bytes();
+    drop(target);
+    if !args.keep {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    Ok(report::Entry {
+        workload: w.name,
+        load,
+        run,
+        disk_bytes: disk,
+    })
 }

@@ -41,6 +41,16 @@ pub fn compare_cells(a: &Cell, b: &Cell) -> Ordering {
     compare_keys(&a.key_ref(), &b.key_ref()).then_with(|| b.seq_id().cmp(&a.seq_id()))
 }
 
+/// A row's first 8 bytes, big-endian, zero-padded. Row order never contradicts it:
+/// `a < b` implies `row_prefix(a) <= row_prefix(b)`, so unequal prefixes order two rows
+/// without reading them (sorted structures keep these side by side to search cheaply).
+pub fn row_prefix(row: &[u8]) -> u64 {
+    let mut b = [0u8; 8];
+    let n = row.len().min(8);
+    b[..n].copy_from_slice(&row[..n]);
+    u64::from_be_bytes(b)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -105,14 +115,4 @@ mod tests {
         let first = KeyRef::first_on_row(b"r");
         assert_eq!(compare_keys(&first, &cell.key_ref()), Ordering::Less);
     }
-}
-
-/// A row's first 8 bytes, big-endian, zero-padded. Row order never contradicts it:
-/// `a < b` implies `row_prefix(a) <= row_prefix(b)`, so unequal prefixes order two rows
-/// without reading them (sorted structures keep these side by side to search cheaply).
-pub fn row_prefix(row: &[u8]) -> u64 {
-    let mut b = [0u8; 8];
-    let n = row.len().min(8);
-    b[..n].copy_from_slice(&row[..n]);
-    u64::from_be_bytes(b)
 }

@@ -355,6 +355,7 @@ fn power_loss_again_and_again() {
 /// flush asks the meta region to flush too and the segment goes. The data reads back
 /// after reopening.
 #[test]
+#[allow(clippy::disallowed_methods)] // waits in real time for the background flush
 fn a_flush_frees_the_log_a_meta_edit_pinned() {
     let tmp = tempfile::tempdir().unwrap();
     let wal_bytes = |p: &Path| -> u64 {
