@@ -57,15 +57,19 @@ const MAX_BATCH: usize = 256;
 
 impl MemCursor {
     pub fn new(seg: Arc<MemSegment>, read_point: u64, start: &KeyRef<'_>) -> Result<MemCursor> {
-        let mut c = MemCursor {
+        let mut c = MemCursor::unfilled(seg, read_point);
+        c.fill_from(Bound::Included(&probe(start)?), 1, None);
+        Ok(c)
+    }
+
+    fn unfilled(seg: Arc<MemSegment>, read_point: u64) -> MemCursor {
+        MemCursor {
             seg,
             ahead: VecDeque::new(),
             more: true,
             batch: FIRST_BATCH,
             read_point,
-        };
-        c.fill_from(Bound::Included(&probe(start)?), 1);
-        Ok(c)
+        }
     }
 
     /// A Get's cursor: opens on up to `count` visible cells of `row` from `start` in one
@@ -79,31 +83,18 @@ impl MemCursor {
         row: &[u8],
         count: usize,
     ) -> Result<MemCursor> {
-        let count = count.max(1);
-        let mut c = MemCursor {
-            seg,
-            ahead: VecDeque::new(),
-            more: true,
-            batch: FIRST_BATCH,
-            read_point,
-        };
-        let n = c.seg.visible_from(
-            Bound::Included(&probe(start)?),
-            read_point,
-            count,
-            Some(row),
-            &mut c.ahead,
-        );
-        c.more = n == count;
+        let mut c = MemCursor::unfilled(seg, read_point);
+        c.fill_from(Bound::Included(&probe(start)?), count.max(1), Some(row));
         Ok(c)
     }
 
-    /// Replaces the buffered cells with the first `count` visible cells from `from`.
-    fn fill_from(&mut self, from: Bound<&MemKey>, count: usize) {
+    /// Replaces the buffered cells with the first `count` visible cells from `from`
+    /// (of `row` only, when given).
+    fn fill_from(&mut self, from: Bound<&MemKey>, count: usize, row: Option<&[u8]>) {
         self.ahead.clear();
         let n = self
             .seg
-            .visible_from(from, self.read_point, count, None, &mut self.ahead);
+            .visible_from(from, self.read_point, count, row, &mut self.ahead);
         self.more = n == count;
     }
 
@@ -170,7 +161,7 @@ impl CellCursor for MemCursor {
             } else if self.ahead.len() > 1 || self.batch == 1 {
                 self.batch = (self.batch * 2).min(MAX_BATCH);
             }
-            self.fill_from(Bound::Included(&probe(key)?), self.batch);
+            self.fill_from(Bound::Included(&probe(key)?), self.batch, None);
         } else {
             self.ahead.clear();
         }
