@@ -1031,7 +1031,9 @@ fn run(seed: u64, steps: usize) {
                         let w = m.filtered_scan(&rows, &spec, maxv, rev, on_demand && !rev, now);
                         report.push_str(&format!("rev={rev} partial={part}: {}\n", g == w));
                     }
-                    panic!("{ctx}: filtered scan {spec} {s:?}\n{report}");
+                    panic!(
+                        "{ctx}: filtered scan {spec} {s:?}\n{report}got  {got:?}\nwant {want:?}"
+                    );
                 }
             }
             92..=94 => {
