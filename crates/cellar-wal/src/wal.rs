@@ -79,6 +79,21 @@ struct FileState {
     pin_checked: Option<u64>,
 }
 
+impl FileState {
+    /// Whether `region`'s edits up to `max` no longer need the log (flushed, or the
+    /// region dropped).
+    fn flushed_past(&self, region: &str, max: u64) -> bool {
+        self.forgotten.contains(region) || self.flushed.get(region).is_some_and(|s| *s >= max)
+    }
+
+    /// Whether every edit in `seg` no longer needs the log.
+    fn covers(&self, seg: &SegmentMeta) -> bool {
+        seg.regions
+            .iter()
+            .all(|(region, max)| self.flushed_past(region, *max))
+    }
+}
+
 struct Shared {
     fs: Arc<dyn FileSystem>,
     dir: PathBuf,
@@ -232,11 +247,7 @@ impl Wal {
         let mut f = lock(&self.shared.file);
         let e = f.flushed.entry(region.to_string()).or_insert(0);
         *e = (*e).max(seq_id);
-        let current_obsolete = !f.shut
-            && !f.current.regions.is_empty()
-            && f.current.regions.iter().all(|(region, max)| {
-                f.forgotten.contains(region) || f.flushed.get(region).is_some_and(|s| s >= max)
-            });
+        let current_obsolete = !f.shut && !f.current.regions.is_empty() && f.covers(&f.current);
         if current_obsolete && !self.shared.poisoned.load(Ordering::SeqCst) {
             return self.shared.roll_locked(&mut f);
         }
@@ -260,9 +271,7 @@ impl Wal {
             .iter()
             .chain(std::iter::once(&f.current))
             .flat_map(|seg| seg.regions.iter())
-            .filter(|(region, max)| {
-                !f.forgotten.contains(*region) && f.flushed.get(*region).is_none_or(|s| s < max)
-            })
+            .filter(|(region, max)| !f.flushed_past(region, **max))
             .map(|(region, _)| region.clone())
             .collect();
         out.sort();
@@ -505,10 +514,7 @@ impl Shared {
         let mut removed = false;
         let mut keep = Vec::with_capacity(f.closed.len());
         for seg in std::mem::take(&mut f.closed) {
-            let obsolete = seg.regions.iter().all(|(region, max)| {
-                f.forgotten.contains(region) || f.flushed.get(region).is_some_and(|s| s >= max)
-            });
-            if obsolete {
+            if f.covers(&seg) {
                 self.fs.remove_file(&seg.path)?;
                 removed = true;
             } else {
