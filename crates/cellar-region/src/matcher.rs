@@ -124,6 +124,13 @@ impl Matcher {
         &self.p
     }
 
+    /// The scanner did not follow the last hint (a reversed scan steps to the next cell
+    /// of its row instead, as HBase's): the cells before the hint are matched afresh,
+    /// the filter asked about each, rather than skipped as a seek would have.
+    pub fn hint_not_taken(&mut self) {
+        self.pending = None;
+    }
+
     fn enter(&mut self, cell: &Cell) {
         if self.deletes.enter(cell) {
             self.count = 0;

@@ -219,15 +219,21 @@ impl StoreScanner {
                         self.close_if_done(filter.as_deref());
                         return Ok(RowProgress::Done);
                     }
+                    self.matcher.hint_not_taken();
                     self.heap.advance()?;
                 }
                 MatchCode::SeekTo(key) => {
-                    let forward = self.heap.peek().is_some_and(|c| {
-                        KeyRef::parse(&key)
-                            .map(|k| compare_keys(&k, &c.key_ref()) == std::cmp::Ordering::Greater)
-                            .unwrap_or(false)
-                    });
-                    if forward && !in_empty_column {
+                    let (forward, later_row) = match (KeyRef::parse(&key), self.heap.peek()) {
+                        (Ok(k), Some(c)) => (
+                            compare_keys(&k, &c.key_ref()) == std::cmp::Ordering::Greater,
+                            k.row > row,
+                        ),
+                        _ => (false, false),
+                    };
+                    // Within the empty qualifier the seek is stepped (the row's family
+                    // markers may follow); a hint past the row leaves nothing of it to
+                    // mask, and the store moves there as HBase's does.
+                    if forward && (!in_empty_column || later_row) {
                         self.seek(&key)?;
                     } else {
                         self.heap.advance()?;
