@@ -8,7 +8,8 @@ use std::ops::Bound;
 use std::sync::atomic::{AtomicI64, AtomicU64, AtomicUsize, Ordering as AtomicOrdering};
 
 use cellar_types::{compare_cells, row_prefix, Cell, CellType, KeyRef};
-use crossbeam_skiplist::SkipMap;
+use crossbeam_epoch as epoch;
+use crossbeam_skiplist::base::{RefIter, SkipList};
 
 /// A cell ordered as store files order it.
 #[derive(Debug, Clone)]
@@ -52,10 +53,12 @@ impl Ord for MemKey {
 /// Per-cell bookkeeping beyond the serialized bytes (skip-list node, key object).
 const CELL_OVERHEAD: usize = 96;
 
-/// One immutable-once-snapshotted set of cells.
+/// One immutable-once-snapshotted set of cells. The skip list is crossbeam's base list
+/// walked under one epoch guard per read: no node is ever removed from a segment, and a
+/// walk pins once instead of once per step with a reference count per node.
 #[derive(Debug)]
 pub struct MemSegment {
-    map: SkipMap<MemKey, ()>,
+    map: SkipList<MemKey, ()>,
     size: AtomicUsize,
     max_seq: AtomicU64,
     /// Oldest time any cell was added (ms), for periodic flushes.
@@ -68,7 +71,7 @@ pub struct MemSegment {
 impl Default for MemSegment {
     fn default() -> Self {
         MemSegment {
-            map: SkipMap::new(),
+            map: SkipList::new(epoch::default_collector().clone()),
             size: AtomicUsize::new(0),
             max_seq: AtomicU64::new(0),
             min_ts: AtomicI64::new(i64::MAX),
@@ -102,7 +105,8 @@ impl MemSegment {
         self.max_seq
             .fetch_max(cell.seq_id(), AtomicOrdering::Relaxed);
         self.min_ts.fetch_min(now, AtomicOrdering::Relaxed);
-        self.map.insert(MemKey::new(cell), ());
+        let guard = &epoch::pin();
+        self.map.insert(MemKey::new(cell), (), guard).release(guard);
         self.size.fetch_add(size, AtomicOrdering::Relaxed);
         size
     }
@@ -146,7 +150,8 @@ impl MemSegment {
         if max == 0 {
             return 0;
         }
-        for e in self.map.range((from, Bound::Unbounded)) {
+        let guard = &epoch::pin();
+        for e in self.map.range((from, Bound::Unbounded), guard) {
             let c = &e.key().cell;
             #[cfg(test)]
             self.walked.fetch_add(1, AtomicOrdering::Relaxed);
@@ -166,12 +171,42 @@ impl MemSegment {
 
     /// The last cell < `before` (any read point).
     pub(crate) fn last_before(&self, before: Bound<&MemKey>) -> Option<Cell> {
-        self.map.upper_bound(before).map(|e| e.key().cell.clone())
+        let guard = &epoch::pin();
+        self.map
+            .upper_bound(before, guard)
+            .map(|e| e.key().cell.clone())
     }
 
     /// Every cell in order (for flushing).
     pub fn cells(&self) -> impl Iterator<Item = Cell> + '_ {
-        self.map.iter().map(|e| e.key().cell.clone())
+        SegmentCells {
+            iter: self.map.ref_iter(),
+        }
+    }
+}
+
+/// A walk over a whole segment that pins per step (a flush takes long; its guard
+/// should not hold back the collector meanwhile).
+struct SegmentCells<'a> {
+    iter: RefIter<'a, MemKey, ()>,
+}
+
+impl Iterator for SegmentCells<'_> {
+    type Item = Cell;
+
+    fn next(&mut self) -> Option<Cell> {
+        let guard = &epoch::pin();
+        let entry = self.iter.next(guard)?;
+        let cell = entry.key().cell.clone();
+        entry.release(guard);
+        Some(cell)
+    }
+}
+
+impl Drop for SegmentCells<'_> {
+    fn drop(&mut self) {
+        let guard = &epoch::pin();
+        self.iter.drop_impl(guard);
     }
 }
 
