@@ -8,7 +8,7 @@ use std::ops::Bound;
 use std::sync::Arc;
 
 use cellar_hfile::{FileScanner, HFileReader};
-use cellar_types::{compare_cells, compare_keys, Cell, KeyRef};
+use cellar_types::{compare_cells, compare_keys, row_prefix, Cell, KeyRef};
 
 use crate::error::{RegionError, Result};
 use crate::memstore::{probe, MemKey, MemSegment};
@@ -405,6 +405,9 @@ pub struct Heap {
     /// The least cursor after `min` (forward only): while the cursor at `min` stays
     /// below it, stepping needs one comparison instead of one per cursor.
     second: Option<usize>,
+    /// The row prefix of the cell at `second`: a stepped cursor whose row prefix is
+    /// smaller is still the least without comparing rows byte by byte.
+    second_prefix: u64,
     reversed: bool,
     focus: Option<Vec<u8>>,
 }
@@ -415,6 +418,7 @@ impl Heap {
             cursors,
             min: None,
             second: None,
+            second_prefix: 0,
             reversed: false,
             focus: None,
         };
@@ -429,6 +433,7 @@ impl Heap {
             cursors,
             min: None,
             second: None,
+            second_prefix: 0,
             reversed: true,
             focus: None,
         };
@@ -474,6 +479,7 @@ impl Heap {
             }
         }
         self.min = best.map(|(i, _)| i);
+        self.second_prefix = second.map_or(0, |(_, c)| row_prefix(c.row()));
         self.second = second.map(|(i, _)| i);
     }
 
@@ -488,7 +494,11 @@ impl Heap {
                 if let Some(cell) = self.cursors[i].peek() {
                     let still_least = match self.second.and_then(|j| self.cursors[j].peek()) {
                         None => self.second.is_none(),
-                        Some(other) => compare_cells(cell, other) == Ordering::Less,
+                        Some(other) => match row_prefix(cell.row()).cmp(&self.second_prefix) {
+                            Ordering::Less => true,
+                            Ordering::Greater => false,
+                            Ordering::Equal => compare_cells(cell, other) == Ordering::Less,
+                        },
                     };
                     if still_least {
                         return Ok(());
@@ -554,6 +564,55 @@ mod tests {
         Cell::put(format!("r{row:04}"), "f", format!("q{q}"), 1, "v")
             .map(|c| c.with_seq_id(seq))
             .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// The heap merges cursors in cell order when rows share their first eight bytes,
+    /// are shorter than eight or end in zero bytes (the row-prefix shortcut between
+    /// the least cursor and the next must never reorder them).
+    #[test]
+    fn heap_merges_in_order_across_row_prefixes() {
+        let rows: Vec<Vec<u8>> = [
+            &b"abcdefgh"[..],
+            b"abcdefgh\0",
+            b"abcdefgh\x01",
+            b"abcdefg",
+            b"abcdefg\0",
+            b"abcdefgi",
+            b"abcdefghzz",
+            b"b",
+            b"",
+            b"\0",
+        ]
+        .iter()
+        .map(|r| r.to_vec())
+        .collect();
+        let segs: Vec<MemSegment> = (0..3).map(|_| MemSegment::new()).collect();
+        let mut all = Vec::new();
+        for (i, row) in rows.iter().enumerate() {
+            for q in 0..3u64 {
+                let c = Cell::put(row, "f", format!("q{q}"), 1, "v")
+                    .map(|c| c.with_seq_id(1 + q))
+                    .unwrap_or_else(|e| panic!("{e}"));
+                segs[(i + q as usize) % 3].add(c.clone(), 0);
+                all.push(c);
+            }
+        }
+        all.sort();
+        let start = KeyRef::first_on_row(b"");
+        let cursors: Vec<Box<dyn CellCursor>> = segs
+            .into_iter()
+            .map(|s| {
+                Box::new(MemCursor::new(Arc::new(s), 10, &start).unwrap_or_else(|e| panic!("{e}")))
+                    as Box<dyn CellCursor>
+            })
+            .collect();
+        let mut heap = Heap::new(cursors);
+        let mut got = Vec::new();
+        while let Some(c) = heap.peek() {
+            got.push(c.clone());
+            heap.advance().unwrap_or_else(|e| panic!("{e}"));
+        }
+        assert_eq!(got, all);
     }
 
     /// 300 rows of 3 columns; every fifth cell written after the read point 1000.
