@@ -111,6 +111,25 @@ impl MemSegment {
         size
     }
 
+    /// Adds cells of one edit (their sequence id already set) under one epoch guard,
+    /// updating the segment's counters once; returns the bytes accounted.
+    pub fn add_all(&self, cells: impl Iterator<Item = Cell>, now: i64) -> usize {
+        let guard = &epoch::pin();
+        let mut size = 0;
+        let mut max_seq = 0;
+        for cell in cells {
+            size += cell.serialized_size(true) + CELL_OVERHEAD;
+            max_seq = max_seq.max(cell.seq_id());
+            self.map.insert(MemKey::new(cell), (), guard).release(guard);
+        }
+        if size > 0 {
+            self.max_seq.fetch_max(max_seq, AtomicOrdering::Relaxed);
+            self.min_ts.fetch_min(now, AtomicOrdering::Relaxed);
+            self.size.fetch_add(size, AtomicOrdering::Relaxed);
+        }
+        size
+    }
+
     /// Accounted bytes.
     pub fn size(&self) -> usize {
         self.size.load(AtomicOrdering::Relaxed)

@@ -395,6 +395,11 @@ impl Store {
         self.read().active.add(cell, now)
     }
 
+    /// Adds cells of this family from one edit at once.
+    pub fn add_all(&self, cells: impl Iterator<Item = Cell>, now: i64) -> usize {
+        self.read().active.add_all(cells, now)
+    }
+
     /// Highest sequence id in the store files.
     pub fn max_flushed_seq_id(&self) -> u64 {
         self.read()

@@ -603,10 +603,18 @@ impl Region {
             }
             cells = edit.cells;
         }
-        for cell in cells {
-            if let Some(store) = self.stores.get(cell.family()) {
-                store.add(cell, now);
-            }
+        // Each family's run of cells (a Put's cells come family by family) goes to its
+        // store at once.
+        let mut cells = cells.into_iter().peekable();
+        while let Some(first) = cells.next() {
+            let Some(store) = self.stores.get(first.family()) else {
+                continue;
+            };
+            let family = store.family.name.as_slice();
+            let run = std::iter::once(first).chain(std::iter::from_fn(|| {
+                cells.next_if(|c| c.family() == family)
+            }));
+            store.add_all(run, now);
         }
         drop(updates);
         self.mvcc.complete(seq);
