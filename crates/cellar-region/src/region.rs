@@ -612,12 +612,15 @@ impl Region {
             if is_major {
                 store.force_major.store(false, Ordering::SeqCst);
             }
+            // A compaction reads its inputs once and then deletes them: as HBase's
+            // (`getScannersForCompaction`, cacheBlocks false) it keeps their blocks out
+            // of the cache, where they would push out the blocks readers use.
             let mut cursors: Vec<Box<dyn CellCursor>> = Vec::new();
             for f in &selected {
                 cursors.push(Box::new(f.cursor(
                     u64::MAX,
                     &KeyRef::first_on_row(b""),
-                    true,
+                    false,
                 )?));
             }
             let deletes = if is_major {

@@ -173,3 +173,51 @@ fn gets_of_absent_rows_skip_files_by_bloom() {
     );
     assert_eq!(region.get(&Get::new("row00004")).unwrap().cells.len(), 1);
 }
+
+/// A compaction reads its inputs without caching their blocks (HBase's compaction
+/// scanners do not cache): a block readers keep using survives a compaction that reads
+/// many times the cache's size.
+#[test]
+fn a_compaction_leaves_the_readers_blocks_in_the_cache() {
+    let fs = FaultFs::new();
+    let clock = Arc::new(ManualClock::new(T0));
+    let config = Arc::new(Config::default());
+    // Room for a few 64 KiB blocks; family a's files hold about thirty.
+    let cache = Arc::new(BlockCache::new(256 << 10));
+    let t = TableDescriptor::new("t")
+        .with_family(FamilyDescriptor::new("a"))
+        .with_family(FamilyDescriptor::new("b"));
+    let (region, _wal) = open_region_with(&fs, &clock, &config, &t, None, cache.clone()).unwrap();
+    region
+        .put(Put::new("hot").add_column("b", "q", "v"))
+        .unwrap();
+    for f in 0..3 {
+        for i in 0..600 {
+            region
+                .put(Put::new(format!("row{:05}", i * 3 + f)).add_column("a", "q", vec![7u8; 1000]))
+                .unwrap();
+        }
+        region.flush().unwrap();
+    }
+    let hot = Get::new("hot").add_family("b");
+    assert_eq!(region.get(&hot).unwrap().cells.len(), 1);
+    let warm = cache.stats();
+    assert_eq!(region.get(&hot).unwrap().cells.len(), 1);
+    let hit = cache.stats();
+    assert_eq!(hit.misses, warm.misses, "the hot row's blocks are cached");
+    // A minor compaction: family a's three files (b's one file is left as it is).
+    region.compact(false).unwrap();
+    assert_eq!(region.store(b"a").unwrap().files().len(), 1);
+    let before = cache.stats();
+    assert_eq!(region.get(&hot).unwrap().cells.len(), 1);
+    let after = cache.stats();
+    assert_eq!(after.misses, before.misses, "{before:?} {after:?}");
+    assert!(after.hits > before.hits);
+    // The compacted data reads back whole.
+    let n: usize = region
+        .scanner(&Scan::new().add_family("a"))
+        .unwrap()
+        .map(|r| r.unwrap().cells.len())
+        .sum();
+    assert_eq!(n, 1800);
+}
