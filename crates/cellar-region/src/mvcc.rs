@@ -211,6 +211,67 @@ mod tests {
         assert_eq!(points.smallest(&m), 7);
     }
 
+    /// Readers registered from many threads: the smallest is the least of them all,
+    /// and follows them as they leave.
+    #[test]
+    fn smallest_sees_the_readers_of_every_thread() {
+        let m = Arc::new(Mvcc::new(5));
+        let points = Arc::new(ReadPoints::default());
+        let mut guards = Vec::new();
+        for _ in 0..12 {
+            let s = m.begin();
+            m.complete(s);
+            let (p, m2) = (points.clone(), m.clone());
+            guards.push(std::thread::spawn(move || p.open(&m2)).join().unwrap());
+        }
+        assert_eq!(points.readers(), 12);
+        let rps: Vec<u64> = guards.iter().map(|g| g.read_point()).collect();
+        assert_eq!(rps, (6..18).collect::<Vec<_>>());
+        // Leave from the middle out: the smallest is always the least still open.
+        while !guards.is_empty() {
+            let want = guards.iter().map(|g| g.read_point()).min().unwrap();
+            assert_eq!(points.smallest(&m), want);
+            guards.remove(guards.len() / 2);
+        }
+        assert_eq!(points.smallest(&m), 17);
+        assert_eq!(points.readers(), 0);
+    }
+
+    /// While writes advance the read point and readers come and go on four threads,
+    /// the smallest read point taken at any moment is never above a reader open then.
+    #[test]
+    fn smallest_never_passes_an_open_reader() {
+        let m = Arc::new(Mvcc::new(0));
+        let points = Arc::new(ReadPoints::default());
+        let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let writer = {
+            let (m, stop) = (m.clone(), stop.clone());
+            std::thread::spawn(move || {
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    let s = m.begin();
+                    m.complete(s);
+                }
+            })
+        };
+        let readers: Vec<_> = (0..4)
+            .map(|_| {
+                let (m, points) = (m.clone(), points.clone());
+                std::thread::spawn(move || {
+                    for _ in 0..20_000 {
+                        let g = points.open(&m);
+                        assert!(points.smallest(&m) <= g.read_point());
+                    }
+                })
+            })
+            .collect();
+        for r in readers {
+            r.join().unwrap();
+        }
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        writer.join().unwrap();
+        assert_eq!(points.readers(), 0);
+    }
+
     /// Many writers completing out of order: every one returns with the read point at
     /// or past its write, none is left parked, and the read point ends at the last.
     #[test]
