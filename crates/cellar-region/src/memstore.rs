@@ -101,14 +101,7 @@ impl MemSegment {
 
     /// Adds a cell (its sequence id already set); returns the bytes accounted.
     pub fn add(&self, cell: Cell, now: i64) -> usize {
-        let size = cell.serialized_size(true) + CELL_OVERHEAD;
-        self.max_seq
-            .fetch_max(cell.seq_id(), AtomicOrdering::Relaxed);
-        self.min_ts.fetch_min(now, AtomicOrdering::Relaxed);
-        let guard = &epoch::pin();
-        self.map.insert(MemKey::new(cell), (), guard).release(guard);
-        self.size.fetch_add(size, AtomicOrdering::Relaxed);
-        size
+        self.add_all(std::iter::once(cell), now)
     }
 
     /// Adds cells of one edit (their sequence id already set) under one epoch guard,
