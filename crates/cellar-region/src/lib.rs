@@ -22,6 +22,7 @@ mod row_clock;
 pub mod row_lock;
 pub mod row_sizes;
 pub mod scanner;
+mod skiplist;
 pub mod split_policy;
 pub mod store;
 mod store_upgrade;

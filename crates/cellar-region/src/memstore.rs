@@ -8,8 +8,8 @@ use std::ops::Bound;
 use std::sync::atomic::{AtomicI64, AtomicU64, AtomicUsize, Ordering as AtomicOrdering};
 
 use cellar_types::{compare_cells, row_prefix, Cell, CellType, KeyRef};
-use crossbeam_epoch as epoch;
-use crossbeam_skiplist::base::{RefIter, SkipList};
+
+use crate::skiplist::{SkipList, Splice};
 
 /// A cell ordered as store files order it.
 #[derive(Debug, Clone)]
@@ -53,12 +53,13 @@ impl Ord for MemKey {
 /// Per-cell bookkeeping beyond the serialized bytes (skip-list node, key object).
 const CELL_OVERHEAD: usize = 96;
 
-/// One immutable-once-snapshotted set of cells. The skip list is crossbeam's base list
-/// walked under one epoch guard per read: no node is ever removed from a segment, and a
-/// walk pins once instead of once per step with a reference count per node.
+/// One immutable-once-snapshotted set of cells, in an insert-only skip list: no cell
+/// is ever removed from a segment, so reads walk it without locks, and the cells of one
+/// edit go in from where the previous one went.
 #[derive(Debug)]
 pub struct MemSegment {
-    map: SkipList<MemKey, ()>,
+    map: SkipList<MemKey>,
+    len: AtomicUsize,
     size: AtomicUsize,
     max_seq: AtomicU64,
     /// Oldest time any cell was added (ms), for periodic flushes.
@@ -71,7 +72,8 @@ pub struct MemSegment {
 impl Default for MemSegment {
     fn default() -> Self {
         MemSegment {
-            map: SkipList::new(epoch::default_collector().clone()),
+            map: SkipList::new(),
+            len: AtomicUsize::new(0),
             size: AtomicUsize::new(0),
             max_seq: AtomicU64::new(0),
             min_ts: AtomicI64::new(i64::MAX),
@@ -104,18 +106,22 @@ impl MemSegment {
         self.add_all(std::iter::once(cell), now)
     }
 
-    /// Adds cells of one edit (their sequence id already set) under one epoch guard,
-    /// updating the segment's counters once; returns the bytes accounted.
+    /// Adds cells of one edit (their sequence id already set), each placed from where
+    /// the previous one went, updating the segment's counters once; returns the bytes
+    /// accounted.
     pub fn add_all(&self, cells: impl Iterator<Item = Cell>, now: i64) -> usize {
-        let guard = &epoch::pin();
+        let mut splice = Splice::default();
         let mut size = 0;
         let mut max_seq = 0;
+        let mut n = 0;
         for cell in cells {
             size += cell.serialized_size(true) + CELL_OVERHEAD;
             max_seq = max_seq.max(cell.seq_id());
-            self.map.insert(MemKey::new(cell), (), guard).release(guard);
+            self.map.insert(MemKey::new(cell), &mut splice);
+            n += 1;
         }
-        if size > 0 {
+        if n > 0 {
+            self.len.fetch_add(n, AtomicOrdering::Relaxed);
             self.max_seq.fetch_max(max_seq, AtomicOrdering::Relaxed);
             self.min_ts.fetch_min(now, AtomicOrdering::Relaxed);
             self.size.fetch_add(size, AtomicOrdering::Relaxed);
@@ -132,8 +138,9 @@ impl MemSegment {
         self.map.is_empty()
     }
 
+    /// Cells added (a cell that replaced an equal one counts twice).
     pub fn len(&self) -> usize {
-        self.map.len()
+        self.len.load(AtomicOrdering::Relaxed)
     }
 
     pub fn max_seq_id(&self) -> u64 {
@@ -162,8 +169,8 @@ impl MemSegment {
         if max == 0 {
             return 0;
         }
-        let guard = &epoch::pin();
-        for e in self.map.range((from, Bound::Unbounded), guard) {
+        let mut at = self.map.seek(from);
+        while let Some(e) = at {
             let c = &e.key().cell;
             #[cfg(test)]
             self.walked.fetch_add(1, AtomicOrdering::Relaxed);
@@ -177,48 +184,19 @@ impl MemSegment {
                     break;
                 }
             }
+            at = e.next();
         }
         n
     }
 
     /// The last cell < `before` (any read point).
     pub(crate) fn last_before(&self, before: Bound<&MemKey>) -> Option<Cell> {
-        let guard = &epoch::pin();
-        self.map
-            .upper_bound(before, guard)
-            .map(|e| e.key().cell.clone())
+        self.map.last_before(before).map(|e| e.key().cell.clone())
     }
 
     /// Every cell in order (for flushing).
     pub fn cells(&self) -> impl Iterator<Item = Cell> + '_ {
-        SegmentCells {
-            iter: self.map.ref_iter(),
-        }
-    }
-}
-
-/// A walk over a whole segment that pins per step (a flush takes long; its guard
-/// should not hold back the collector meanwhile).
-struct SegmentCells<'a> {
-    iter: RefIter<'a, MemKey, ()>,
-}
-
-impl Iterator for SegmentCells<'_> {
-    type Item = Cell;
-
-    fn next(&mut self) -> Option<Cell> {
-        let guard = &epoch::pin();
-        let entry = self.iter.next(guard)?;
-        let cell = entry.key().cell.clone();
-        entry.release(guard);
-        Some(cell)
-    }
-}
-
-impl Drop for SegmentCells<'_> {
-    fn drop(&mut self) {
-        let guard = &epoch::pin();
-        self.iter.drop_impl(guard);
+        self.map.iter().map(|k| k.cell.clone())
     }
 }
 

@@ -1,0 +1,453 @@
+//! The ordered set under a MemStore segment: a concurrent skip list that only ever
+//! grows while it lives (a segment never removes a cell; it is dropped whole after its
+//! flush), so readers walk it without locks, epochs or reference counts, and a writer
+//! inserting several keys of one edit keeps a splice — the nodes around its last
+//! insert at every level — so a key next to the previous one is placed with a couple of
+//! comparisons instead of a descent from the top (the idea of LevelDB's and RocksDB's
+//! memtable lists).
+//!
+//! Inserting a key equal to one already present replaces it as a map would: the old
+//! node is marked shadowed and skipped by every walk, and the new one goes in front of
+//! it. A reader walking meanwhile may see neither; the MemStore only replaces a cell
+//! with one of the same sequence id, which no read point covers until its edit is
+//! complete.
+
+#![allow(unsafe_code)]
+#![warn(clippy::undocumented_unsafe_blocks)]
+
+use std::alloc::{self, Layout};
+use std::cell::Cell as LocalCell;
+use std::marker::PhantomData;
+use std::mem;
+use std::ops::Bound;
+use std::ptr::{self, NonNull};
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicUsize, Ordering};
+
+/// Levels at most: with one node in four reaching the next level, 16 levels order
+/// billions of keys with short walks.
+const MAX_HEIGHT: usize = 16;
+
+/// A node: its key, then `height` next pointers allocated right after it.
+#[repr(C)]
+struct Node<K> {
+    key: K,
+    shadowed: AtomicBool,
+    height: u8,
+    tower: [AtomicPtr<Node<K>>; 0],
+}
+
+type Link<K> = Option<NonNull<Node<K>>>;
+
+impl<K> Node<K> {
+    fn layout(height: usize) -> Option<Layout> {
+        let size = mem::offset_of!(Node<K>, tower)
+            .checked_add(height.checked_mul(mem::size_of::<AtomicPtr<Node<K>>>())?)?;
+        Layout::from_size_align(size, mem::align_of::<Node<K>>()).ok()
+    }
+
+    /// Allocates a node with every next pointer null.
+    fn alloc(key: K, height: usize) -> NonNull<Node<K>> {
+        let Some(layout) = Node::<K>::layout(height) else {
+            alloc::handle_alloc_error(Layout::new::<Node<K>>());
+        };
+        // SAFETY: the layout has a non-zero size (it holds at least the key's fields
+        // and the height byte). The fields are written before the pointer is used, and
+        // the tower's `height` slots lie inside the allocation (see `layout`).
+        unsafe {
+            let Some(node) = NonNull::new(alloc::alloc(layout).cast::<Node<K>>()) else {
+                alloc::handle_alloc_error(layout);
+            };
+            let p = node.as_ptr();
+            ptr::addr_of_mut!((*p).key).write(key);
+            ptr::addr_of_mut!((*p).shadowed).write(AtomicBool::new(false));
+            // `height` ≤ MAX_HEIGHT, which fits a byte.
+            ptr::addr_of_mut!((*p).height).write(height as u8);
+            let tower = ptr::addr_of_mut!((*p).tower).cast::<AtomicPtr<Node<K>>>();
+            for level in 0..height {
+                tower.add(level).write(AtomicPtr::new(ptr::null_mut()));
+            }
+            node
+        }
+    }
+
+    /// The key of a node of a live list.
+    ///
+    /// # Safety
+    /// `node` must point to a node of a list that outlives `'a`.
+    unsafe fn key<'a>(node: NonNull<Node<K>>) -> &'a K {
+        &(*node.as_ptr()).key
+    }
+
+    /// The next pointer at `level` of a node of a live list.
+    ///
+    /// # Safety
+    /// `node` must point to a node of a list that outlives `'a`, with a height above
+    /// `level`. The pointer is computed from the allocation's own pointer, so it may
+    /// reach past the `Node` header into the tower.
+    unsafe fn slot<'a>(node: NonNull<Node<K>>, level: usize) -> &'a AtomicPtr<Node<K>> {
+        let tower = ptr::addr_of!((*node.as_ptr()).tower).cast::<AtomicPtr<Node<K>>>();
+        &*tower.add(level)
+    }
+
+    /// # Safety
+    /// As for [`Node::key`].
+    unsafe fn is_shadowed(node: NonNull<Node<K>>) -> bool {
+        (*node.as_ptr()).shadowed.load(Ordering::Acquire)
+    }
+}
+
+/// An insert-only concurrent ordered set (see the module documentation).
+pub struct SkipList<K> {
+    head: [AtomicPtr<Node<K>>; MAX_HEIGHT],
+    /// Levels in use (the tallest node's height; at least 1).
+    height: AtomicUsize,
+    _owns: PhantomData<Box<Node<K>>>,
+}
+
+// SAFETY: the list owns its keys (dropped with it) and hands out only shared
+// references to them, so it may move to and be shared with other threads exactly when
+// its keys may. Nodes are published with release stores and read with acquire loads;
+// none is freed before the list itself is dropped, which takes `&mut self`.
+unsafe impl<K: Send + Sync> Send for SkipList<K> {}
+// SAFETY: see above.
+unsafe impl<K: Send + Sync> Sync for SkipList<K> {}
+
+impl<K> Default for SkipList<K> {
+    fn default() -> Self {
+        SkipList {
+            head: std::array::from_fn(|_| AtomicPtr::new(ptr::null_mut())),
+            height: AtomicUsize::new(1),
+            _owns: PhantomData,
+        }
+    }
+}
+
+impl<K: std::fmt::Debug> std::fmt::Debug for SkipList<K> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SkipList")
+            .field("height", &self.height.load(Ordering::Relaxed))
+            .finish_non_exhaustive()
+    }
+}
+
+/// The nodes on either side of a writer's last insert at every level, so its next
+/// insert nearby starts from there. Only valid for the list it was used with.
+pub struct Splice<K> {
+    /// Levels filled in; `prev[height]`/`next[height]` are the head and the end.
+    height: usize,
+    prev: [Link<K>; MAX_HEIGHT + 1],
+    next: [Link<K>; MAX_HEIGHT + 1],
+}
+
+impl<K> Default for Splice<K> {
+    fn default() -> Self {
+        Splice {
+            height: 0,
+            prev: [None; MAX_HEIGHT + 1],
+            next: [None; MAX_HEIGHT + 1],
+        }
+    }
+}
+
+/// A key of the list, with the way to the next one.
+pub struct Entry<'a, K> {
+    node: NonNull<Node<K>>,
+    _list: PhantomData<&'a SkipList<K>>,
+}
+
+impl<K> Clone for Entry<'_, K> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<K> Copy for Entry<'_, K> {}
+
+impl<'a, K> Entry<'a, K> {
+    fn new(node: NonNull<Node<K>>) -> Entry<'a, K> {
+        Entry {
+            node,
+            _list: PhantomData,
+        }
+    }
+
+    pub fn key(&self) -> &'a K {
+        // SAFETY: an entry borrows its list for 'a.
+        unsafe { Node::key(self.node) }
+    }
+
+    /// The next key in order.
+    pub fn next(&self) -> Option<Entry<'a, K>> {
+        // SAFETY: an entry borrows its list for 'a; every node has level 0.
+        let next = unsafe { Node::slot(self.node, 0) }.load(Ordering::Acquire);
+        unshadowed(NonNull::new(next)).map(Entry::new)
+    }
+}
+
+/// The first node from `link` on that no newer equal key replaced.
+fn unshadowed<K>(mut link: Link<K>) -> Link<K> {
+    while let Some(n) = link {
+        // SAFETY: `link` came from a live list the caller borrows.
+        unsafe {
+            if !Node::is_shadowed(n) {
+                return Some(n);
+            }
+            link = NonNull::new(Node::slot(n, 0).load(Ordering::Acquire));
+        }
+    }
+    None
+}
+
+/// A draw of a node's height: one node in four reaches each next level.
+fn random_height() -> usize {
+    thread_local! {
+        static STATE: LocalCell<u64> = const { LocalCell::new(0) };
+    }
+    STATE.with(|s| {
+        let mut x = s.get();
+        if x == 0 {
+            // Seeded from the thread-local's address: threads draw different heights.
+            x = (s as *const LocalCell<u64> as u64) | 1;
+            x = x.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        s.set(x);
+        let levels = (x.trailing_zeros() / 2) as usize + 1;
+        levels.min(MAX_HEIGHT)
+    })
+}
+
+impl<K: Ord> SkipList<K> {
+    pub fn new() -> SkipList<K> {
+        SkipList::default()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.head[0].load(Ordering::Acquire).is_null()
+    }
+
+    /// The next pointer of `at` (the head when `None`) at `level`.
+    fn next_of(&self, at: Link<K>, level: usize) -> Link<K> {
+        let slot = match at {
+            None => &self.head[level],
+            // SAFETY: `at` is a node of this list reached at `level` or above.
+            Some(n) => unsafe { Node::slot(n, level) },
+        };
+        NonNull::new(slot.load(Ordering::Acquire))
+    }
+
+    /// The last node whose key `before` accepts (`before` accepts a prefix of the
+    /// order), or `None` for the head.
+    fn last_where(&self, mut before: impl FnMut(&K) -> bool) -> Link<K> {
+        let mut at: Link<K> = None;
+        // The node found not before at the level above: met again below, it needs no
+        // second comparison.
+        let mut stop: Link<K> = None;
+        let mut level = self.height.load(Ordering::Acquire);
+        while level > 0 {
+            level -= 1;
+            while let Some(n) = self.next_of(at, level) {
+                // SAFETY: `n` is a node of this list, which `self` borrows.
+                if Some(n) == stop || !before(unsafe { Node::key(n) }) {
+                    stop = Some(n);
+                    break;
+                }
+                at = Some(n);
+            }
+        }
+        at
+    }
+
+    /// The first key at or after `from` (an excluded bound starts after it).
+    pub fn seek(&self, from: Bound<&K>) -> Option<Entry<'_, K>> {
+        let prev = match from {
+            Bound::Unbounded => None,
+            Bound::Included(k) => self.last_where(|x| x < k),
+            Bound::Excluded(k) => self.last_where(|x| x <= k),
+        };
+        unshadowed(self.next_of(prev, 0)).map(Entry::new)
+    }
+
+    /// The first key.
+    pub fn first(&self) -> Option<Entry<'_, K>> {
+        self.seek(Bound::Unbounded)
+    }
+
+    /// The last key before `to` (an included bound may be it).
+    pub fn last_before(&self, to: Bound<&K>) -> Option<Entry<'_, K>> {
+        let found = match to {
+            Bound::Unbounded => self.last_where(|_| true),
+            Bound::Included(k) => self.last_where(|x| x <= k),
+            Bound::Excluded(k) => self.last_where(|x| x < k),
+        }?;
+        // SAFETY: `found` is a node of this list, which `self` borrows.
+        if unsafe { !Node::is_shadowed(found) } {
+            return Some(Entry::new(found));
+        }
+        // A replaced key: its replacement is the first node of its equal run.
+        // SAFETY: as above.
+        let key = unsafe { Node::key(found) };
+        let before = self.last_where(|x| x < key);
+        unshadowed(self.next_of(before, 0)).map(Entry::new)
+    }
+
+    /// Whether `key` falls after `prev` and at or before `next`; with `equal` set when
+    /// it equals `next`.
+    fn brackets(key: &K, prev: Link<K>, next: Link<K>, equal: &mut bool) -> bool {
+        if let Some(p) = prev {
+            // SAFETY: links of a splice are nodes of the list the caller borrows.
+            if unsafe { Node::key(p) } >= key {
+                return false;
+            }
+        }
+        match next {
+            None => {
+                *equal = false;
+                true
+            }
+            // SAFETY: as above.
+            Some(n) => match key.cmp(unsafe { Node::key(n) }) {
+                std::cmp::Ordering::Greater => false,
+                o => {
+                    *equal = o == std::cmp::Ordering::Equal;
+                    true
+                }
+            },
+        }
+    }
+
+    /// From `prev` (before `key`) along `level`: the last node before `key` and the
+    /// one after it; `equal` set when that one's key is `key`.
+    fn splice_at(
+        &self,
+        key: &K,
+        mut prev: Link<K>,
+        level: usize,
+        equal: &mut bool,
+    ) -> (Link<K>, Link<K>) {
+        loop {
+            let next = self.next_of(prev, level);
+            match next {
+                // SAFETY: `n` is a node of this list, which `self` borrows.
+                Some(n) => match key.cmp(unsafe { Node::key(n) }) {
+                    std::cmp::Ordering::Greater => prev = Some(n),
+                    o => {
+                        *equal = o == std::cmp::Ordering::Equal;
+                        return (prev, next);
+                    }
+                },
+                None => {
+                    *equal = false;
+                    return (prev, None);
+                }
+            }
+        }
+    }
+
+    /// Inserts `key` (replacing an equal key), starting from where `splice` last left
+    /// this list.
+    pub fn insert(&self, key: K, splice: &mut Splice<K>) {
+        let height = random_height();
+        let levels = self.height.fetch_max(height, Ordering::AcqRel).max(height);
+        let mut equal = false;
+        // The lowest level whose splice still brackets the key: those above do too
+        // (a higher level's neighbours lie further out).
+        let mut from = if splice.height < levels {
+            splice.height = levels;
+            splice.prev[levels] = None;
+            splice.next[levels] = None;
+            levels
+        } else {
+            let mut l = 0;
+            while l < splice.height
+                && !Self::brackets(&key, splice.prev[l], splice.next[l], &mut equal)
+            {
+                l += 1;
+            }
+            l
+        };
+        while from > 0 {
+            from -= 1;
+            let (p, n) = self.splice_at(&key, splice.prev[from + 1], from, &mut equal);
+            splice.prev[from] = p;
+            splice.next[from] = n;
+        }
+        let node = Node::alloc(key, height);
+        // SAFETY: `node` is ours until linked; linked nodes live as long as the list.
+        let key = unsafe { Node::key(node) };
+        for level in 0..height {
+            loop {
+                if level == 0 && equal {
+                    if let Some(old) = splice.next[0] {
+                        // SAFETY: `old` is a node of this list, which `self` borrows.
+                        unsafe { (*old.as_ptr()).shadowed.store(true, Ordering::Release) };
+                    }
+                }
+                let next = splice.next[level].map_or(ptr::null_mut(), NonNull::as_ptr);
+                // SAFETY: `node` has `height` levels; `prev` is a node of this list
+                // (or the head) reached at `level`.
+                unsafe { Node::slot(node, level) }.store(next, Ordering::Relaxed);
+                let prev_slot = match splice.prev[level] {
+                    None => &self.head[level],
+                    // SAFETY: as above.
+                    Some(p) => unsafe { Node::slot(p, level) },
+                };
+                if prev_slot
+                    .compare_exchange(next, node.as_ptr(), Ordering::Release, Ordering::Relaxed)
+                    .is_ok()
+                {
+                    break;
+                }
+                // Another writer linked a node in between: look again from `prev`.
+                let (p, n) = self.splice_at(key, splice.prev[level], level, &mut equal);
+                splice.prev[level] = p;
+                splice.next[level] = n;
+            }
+            splice.prev[level] = Some(node);
+        }
+    }
+
+    /// Every key in order.
+    pub fn iter(&self) -> Iter<'_, K> {
+        Iter { at: self.first() }
+    }
+}
+
+/// A walk over a list's keys in order.
+pub struct Iter<'a, K> {
+    at: Option<Entry<'a, K>>,
+}
+
+impl<'a, K> Iterator for Iter<'a, K> {
+    type Item = &'a K;
+
+    fn next(&mut self) -> Option<&'a K> {
+        let at = self.at?;
+        self.at = at.next();
+        Some(at.key())
+    }
+}
+
+impl<K> Drop for SkipList<K> {
+    fn drop(&mut self) {
+        let mut link = NonNull::new(*self.head[0].get_mut());
+        while let Some(n) = link {
+            // SAFETY: every node is linked at level 0 exactly once, and nothing else
+            // can reach the list while it is dropped (`&mut self`); each node is freed
+            // with the layout it was allocated with.
+            unsafe {
+                link = NonNull::new(Node::slot(n, 0).load(Ordering::Relaxed));
+                let height = usize::from((*n.as_ptr()).height);
+                ptr::drop_in_place(ptr::addr_of_mut!((*n.as_ptr()).key));
+                if let Some(layout) = Node::<K>::layout(height) {
+                    alloc::dealloc(n.as_ptr().cast::<u8>(), layout);
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+#[path = "skiplist_tests.rs"]
+mod tests;
