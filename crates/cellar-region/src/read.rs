@@ -16,7 +16,7 @@ use cellar_api::{Get, RowResult, Scan};
 impl Region {
     /// Opens a scanner over `scan`'s rows (whole rows, no limits).
     pub fn scanner(&self, scan: &Scan) -> Result<RegionScanner> {
-        let scanner = self.scanner_inner(scan, None)?;
+        let scanner = self.scanner_inner(scan.clone(), None)?;
         Ok(match &self.ctx.large_log {
             Some(log) => scanner.with_large_log(crate::scanner::LargeLogHook {
                 log: log.clone(),
@@ -28,7 +28,7 @@ impl Region {
         })
     }
 
-    fn scanner_inner(&self, scan: &Scan, get_row: Option<&[u8]>) -> Result<RegionScanner> {
+    fn scanner_inner(&self, scan: Scan, get_row: Option<&[u8]>) -> Result<RegionScanner> {
         /// MemStore cells a whole-row Get takes at opening (YCSB's rows have ten).
         const ROW_BATCH: usize = 32;
         self.check_open()?;
@@ -110,14 +110,14 @@ impl Region {
                 _ => scanner,
             });
         }
-        RegionScanner::new(scanners, scan.clone(), Some(reader))
+        RegionScanner::new(scanners, scan, Some(reader))
     }
 
     /// Reads one row (an empty result when it has no cells).
     pub fn get(&self, get: &Get) -> Result<RowResult> {
         let started = self.ctx.clock.now_millis();
         let scan = get.to_scan();
-        let mut scanner = self.scanner_inner(&scan, Some(&get.row))?;
+        let mut scanner = self.scanner_inner(scan, Some(&get.row))?;
         let next = scanner.next_row();
         if let (Err(RegionError::RowTooBig { row, limit, .. }), Some(log)) =
             (&next, &self.ctx.large_log)

@@ -1,14 +1,16 @@
-//! The in-process connection: region locations from the master, cached per table and
-//! dropped when a region turns out not to be served or the row is outside it.
+//! The in-process connection: regions located through the master, cached per table
+//! (each with the region itself, so a call goes straight to it) and dropped when a
+//! region turns out closed, not served, or not holding the row.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, RwLock};
 
-use cellar_api::Result;
+use cellar_api::{RegionInfo, Result};
+use cellar_region::Region;
 
 use super::{Admin, Connection, LocalAdmin, LocalTable, Table};
 use crate::error::DbError;
-use crate::master::{locked, Location, Master};
+use crate::master::{read, write, Master};
 
 /// Whether two row ranges share a row.
 fn overlaps(a: &cellar_api::RegionInfo, b: &cellar_api::RegionInfo) -> bool {
@@ -20,15 +22,21 @@ fn overlaps(a: &cellar_api::RegionInfo, b: &cellar_api::RegionInfo) -> bool {
 /// A connection to the master and region servers of this process.
 pub struct LocalConnection {
     master: Arc<Master>,
-    /// Known locations per table, in start-key order.
-    cache: Mutex<HashMap<String, Vec<Location>>>,
+    /// Known regions per table, in start-key order.
+    cache: RwLock<HashMap<String, Vec<Cached>>>,
+}
+
+/// A region as the cache knows it: its row range and the open region.
+struct Cached {
+    info: RegionInfo,
+    region: Arc<Region>,
 }
 
 impl LocalConnection {
     pub fn new(master: Arc<Master>) -> LocalConnection {
         LocalConnection {
             master,
-            cache: Mutex::new(HashMap::new()),
+            cache: RwLock::new(HashMap::new()),
         }
     }
 
@@ -36,30 +44,46 @@ impl LocalConnection {
         &self.master
     }
 
-    /// The region serving `row` of `table`, from the cache when it knows one.
-    pub(crate) fn locate(&self, table: &str, row: &[u8]) -> Result<Location, DbError> {
-        if let Some(locs) = locked(&self.cache).get(table) {
-            if let Some(l) = locs.iter().find(|l| l.info.contains(row)) {
-                return Ok(l.clone());
+    /// The region serving `row` of `table`, from the cache when it knows one. The
+    /// outer error is the table's (unknown, disabled); the inner one says the region
+    /// found is not online on its server (yet), which a caller may wait out.
+    pub(crate) fn region(
+        &self,
+        table: &str,
+        row: &[u8],
+    ) -> Result<Result<Arc<Region>, DbError>, DbError> {
+        if let Some(cached) = read(&self.cache).get(table) {
+            if let Some(c) = cached.iter().find(|c| c.info.contains(row)) {
+                return Ok(Ok(c.region.clone()));
             }
         }
         let l = self.master.locate(table, row)?;
-        let mut cache = locked(&self.cache);
-        let locs = cache.entry(table.to_string()).or_default();
-        locs.retain(|c| !overlaps(&c.info, &l.info));
-        let at = locs.partition_point(|c| c.info.start < l.info.start);
-        locs.insert(at, l.clone());
-        Ok(l)
+        let region = match l.region() {
+            Ok(r) => r,
+            Err(e) => return Ok(Err(e)),
+        };
+        let mut cache = write(&self.cache);
+        let cached = cache.entry(table.to_string()).or_default();
+        cached.retain(|c| !overlaps(&c.info, &l.info));
+        let at = cached.partition_point(|c| c.info.start < l.info.start);
+        cached.insert(
+            at,
+            Cached {
+                info: l.info,
+                region: region.clone(),
+            },
+        );
+        Ok(Ok(region))
     }
 
     /// Forgets what is known of `table`'s regions.
     pub(crate) fn invalidate(&self, table: &str) {
-        locked(&self.cache).remove(table);
+        write(&self.cache).remove(table);
     }
 
     /// How many regions of `table` the cache knows.
     pub fn cached_locations(&self, table: &str) -> usize {
-        locked(&self.cache).get(table).map_or(0, Vec::len)
+        read(&self.cache).get(table).map_or(0, Vec::len)
     }
 
     /// A handle on an enabled table.

@@ -9,6 +9,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use cellar_io::Clock;
+
 use cellar_region::{
     Append, Condition, Delete, Get, Increment, Mutation, Put, Region, RegionError, RowResult, Scan,
 };
@@ -23,6 +25,31 @@ use crate::master::Location;
 
 /// How long a write keeps retrying while its region is too busy.
 const BUSY_RETRY_FOR: Duration = Duration::from_secs(60);
+
+/// Waits between attempts of a call: from 10 ms doubling to 500 ms, for at most
+/// BUSY_RETRY_FOR from the first wait (the clock is only read once a call fails).
+#[derive(Default)]
+struct Retry {
+    started: Option<(Arc<dyn Clock>, Duration)>,
+    pause: Duration,
+}
+
+impl Retry {
+    /// Sleeps before the next attempt; false once the time for attempts is up.
+    fn wait(&mut self, conn: &LocalConnection) -> bool {
+        let (clock, start) = self.started.get_or_insert_with(|| {
+            let clock = conn.master().servers()[0].clock().clone();
+            let now = clock.monotonic();
+            (clock, now)
+        });
+        if clock.monotonic().saturating_sub(*start) >= BUSY_RETRY_FOR {
+            return false;
+        }
+        self.pause = (self.pause * 2).clamp(Duration::from_millis(10), Duration::from_millis(500));
+        clock.sleep(self.pause);
+        true
+    }
+}
 
 /// An open table.
 #[derive(Clone)]
@@ -63,33 +90,29 @@ impl LocalTable {
     /// under the call, or not holding the row drops the cached location and is tried
     /// again; a busy region is retried with backoff; both for at most BUSY_RETRY_FOR.
     fn write<T>(&self, row: &[u8], op: impl Fn(&Region) -> cellar_region::Result<T>) -> Result<T> {
-        let clock = self.conn.master().servers()[0].clock().clone();
-        let start = clock.monotonic();
-        let mut pause = Duration::from_millis(10);
+        let mut retry = Retry::default();
         loop {
-            let within = clock.monotonic().saturating_sub(start) < BUSY_RETRY_FOR;
-            let loc = self.conn.locate(&self.name, row)?;
-            let region = match loc.region() {
+            let region = match self.conn.region(&self.name, row)? {
                 Ok(r) => r,
                 Err(e) => {
                     self.conn.invalidate(&self.name);
-                    if !within {
+                    if !retry.wait(&self.conn) {
                         return Err(e);
                     }
-                    clock.sleep(pause);
-                    pause = (pause * 2).min(Duration::from_millis(500));
                     continue;
                 }
             };
             match op(&region) {
-                Err(RegionError::Closed(_) | RegionError::WrongRegion { .. }) if within => {
+                Err(e @ (RegionError::Closed(_) | RegionError::WrongRegion { .. })) => {
                     self.conn.invalidate(&self.name);
-                    clock.sleep(pause);
-                    pause = (pause * 2).min(Duration::from_millis(500));
+                    if !retry.wait(&self.conn) {
+                        return Err(e.into());
+                    }
                 }
-                Err(RegionError::RegionTooBusy { .. }) if within => {
-                    clock.sleep(pause);
-                    pause = (pause * 2).min(Duration::from_millis(500));
+                Err(e @ RegionError::RegionTooBusy { .. }) => {
+                    if !retry.wait(&self.conn) {
+                        return Err(e.into());
+                    }
                 }
                 other => return other.map_err(DbError::from),
             }
@@ -97,23 +120,26 @@ impl LocalTable {
     }
 
     pub fn put(&self, put: Put) -> Result<()> {
-        let row = put.row.clone();
-        self.write(&row, |r| r.put(put.clone()))
+        self.mutate_one(Mutation::Put(put)).map(|_| ())
     }
 
     pub fn delete(&self, delete: Delete) -> Result<()> {
-        let row = delete.row.clone();
-        self.write(&row, |r| r.delete(delete.clone()))
+        self.mutate_one(Mutation::Delete(delete)).map(|_| ())
     }
 
     pub fn increment(&self, inc: Increment) -> Result<RowResult> {
-        let row = inc.row.clone();
-        self.write(&row, |r| r.increment(inc.clone()))
+        self.mutate_one(Mutation::Increment(inc))
     }
 
     pub fn append(&self, app: Append) -> Result<RowResult> {
-        let row = app.row.clone();
-        self.write(&row, |r| r.append(app.clone()))
+        self.mutate_one(Mutation::Append(app))
+    }
+
+    /// One mutation, applied by reference on every attempt.
+    fn mutate_one(&self, m: Mutation) -> Result<RowResult> {
+        let m = [m];
+        let row = m[0].row();
+        self.write(row, |r| r.mutate_row(row, &m))
     }
 
     pub fn mutate_row(&self, row: &[u8], mutations: &[Mutation]) -> Result<RowResult> {
@@ -154,8 +180,7 @@ impl LocalTable {
     }
 
     pub fn get(&self, get: &Get) -> Result<RowResult> {
-        let row = get.row.clone();
-        self.write(&row, |r| r.get(get))
+        self.write(&get.row, |r| r.get(get))
     }
 
     /// A scan as HBase's client runs it, across regions (round trips, batch and
