@@ -12,12 +12,17 @@ use cellar_types::{compare_cells, row_prefix, Cell, CellType, KeyRef};
 use crate::skiplist::{SkipList, Splice};
 
 /// A cell ordered as store files order it.
+///
+/// The prefix comes last so that in a skip-list node it shares a cache line with the
+/// node's next pointers, which follow the key: a step of a descent decided by the
+/// prefix touches one line of the node.
 #[derive(Debug, Clone)]
+#[repr(C)]
 pub struct MemKey {
+    pub cell: Cell,
     /// The row's first 8 bytes, big-endian, zero-padded: unequal prefixes order two
     /// keys without reading their buffers (most comparisons of a skip-list descent).
     prefix: u64,
-    pub cell: Cell,
 }
 
 impl MemKey {
