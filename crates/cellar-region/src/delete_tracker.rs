@@ -55,12 +55,23 @@ impl DeleteTracker {
     /// Moves to `cell`'s row and column, forgetting what no longer applies; true when a
     /// new column (or row) starts.
     pub fn enter(&mut self, cell: &Cell) -> bool {
-        if !self.row.holds(cell.row()) {
-            self.row.set(cell.row());
+        self.enter_row(cell.row());
+        self.enter_column(cell)
+    }
+
+    /// Moves to `row`, forgetting the previous row's markers when it is another.
+    pub fn enter_row(&mut self, row: &[u8]) {
+        if !self.row.holds(row) {
+            self.row.set(row);
             self.family_ts = None;
             self.family_versions.clear();
             self.column.unset();
         }
+    }
+
+    /// Moves to `cell`'s column of the current row (as [`DeleteTracker::enter`] when
+    /// the caller knows the cell is of the row entered last).
+    pub fn enter_column(&mut self, cell: &Cell) -> bool {
         if self.column.holds(cell.qualifier()) {
             return false;
         }

@@ -100,6 +100,9 @@ pub struct Matcher {
     /// instead of seeking (delete markers live there): puts before it are skipped
     /// without asking anyone, markers are still tracked.
     pending: Option<Pending>,
+    /// Set by [`Matcher::enter_row`]: every cell matched is of that row, so a cell's
+    /// row need not be compared with the last one's.
+    in_row: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -117,6 +120,7 @@ impl Matcher {
             last: None,
             expired_seen: false,
             pending: None,
+            in_row: false,
         }
     }
 
@@ -131,8 +135,21 @@ impl Matcher {
         self.pending = None;
     }
 
+    /// Promises that the cells matched from now on are of `row`, until the next call
+    /// (a scanner matching a row's cells one after another).
+    /// A new row unsets the column, so its first cell resets the column's counts.
+    pub fn enter_row(&mut self, row: &[u8]) {
+        self.deletes.enter_row(row);
+        self.in_row = true;
+    }
+
     fn enter(&mut self, cell: &Cell) {
-        if self.deletes.enter(cell) {
+        let new_column = if self.in_row {
+            self.deletes.enter_column(cell)
+        } else {
+            self.deletes.enter(cell)
+        };
+        if new_column {
             self.count = 0;
             self.filtered_count = 0;
             self.last = None;

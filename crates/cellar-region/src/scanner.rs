@@ -157,6 +157,8 @@ impl StoreScanner {
         if self.heap.is_reversed() {
             self.heap.focus(row);
         }
+        // Only cells of `row` reach the matcher below.
+        self.matcher.enter_row(row);
         while let Some(cell) = self.heap.peek() {
             // As HBase's matcher, a done filter is asked before the row is: the store
             // closes at the next cell it is asked about, of this row or the next.
@@ -399,10 +401,23 @@ impl RegionScanner {
         limits: &CallLimits,
         bytes: &mut u64,
     ) -> Result<Option<RowResult>> {
+        self.next_result_timed(limits, bytes, &mut None)
+    }
+
+    /// [`RegionScanner::next_result`], timed for the large-response log from `clock`
+    /// (the time the previous Result of the same call was noted) when given; leaves
+    /// there the time this one was noted. Results read one after another so take one
+    /// clock reading each instead of two.
+    fn next_result_timed(
+        &mut self,
+        limits: &CallLimits,
+        bytes: &mut u64,
+        clock: &mut Option<i64>,
+    ) -> Result<Option<RowResult>> {
         let Some(hook) = self.large_log.take() else {
             return self.next_result_inner(limits, bytes);
         };
-        let started = hook.clock.now_millis();
+        let started = clock.take().unwrap_or_else(|| hook.clock.now_millis());
         let out = self.next_result_inner(limits, bytes);
         if let Err(RegionError::RowTooBig { row, limit, .. }) = &out {
             hook.log.note_row_too_big(
@@ -427,6 +442,7 @@ impl RegionScanner {
                 r.cells.len() as u64,
                 (now - started).max(0) as u64,
             );
+            *clock = Some(now);
         }
         self.large_log = Some(hook);
         out
@@ -647,8 +663,9 @@ impl RegionScanner {
         let mut out = Vec::new();
         let mut bytes = 0u64;
         let mut rows = 0usize;
+        let mut clock = None;
         while rows < limits.rows && bytes < limits.bytes {
-            match self.next_result(limits, &mut bytes)? {
+            match self.next_result_timed(limits, &mut bytes, &mut clock)? {
                 Some(r) => {
                     if !r.partial {
                         rows += 1;
@@ -690,8 +707,9 @@ impl RegionScanner {
             allow_partial: false,
         };
         let mut bytes = 0;
+        let mut clock = None;
         loop {
-            match self.next_result(&limits, &mut bytes)? {
+            match self.next_result_timed(&limits, &mut bytes, &mut clock)? {
                 Some(r) if r.cells.is_empty() => continue,
                 other => return Ok(other),
             }
