@@ -64,24 +64,32 @@ const CELL_OVERHEAD: usize = 96;
 #[derive(Debug)]
 pub struct MemSegment {
     map: SkipList<MemKey>,
-    len: AtomicUsize,
+    counters: Counters,
+    /// Cells the cursors' walks have stepped over (tests bound the cost of reads).
+    #[cfg(test)]
+    pub(crate) walked: AtomicUsize,
+}
+
+/// What every edit updates, on a cache line of its own: beside the list's head, each
+/// write would take from the readers the line every seek starts from.
+#[derive(Debug)]
+#[repr(align(128))]
+struct Counters {
     size: AtomicUsize,
     max_seq: AtomicU64,
     /// Oldest time any cell was added (ms), for periodic flushes.
     min_ts: AtomicI64,
-    /// Cells the cursors' walks have stepped over (tests bound the cost of reads).
-    #[cfg(test)]
-    pub(crate) walked: AtomicUsize,
 }
 
 impl Default for MemSegment {
     fn default() -> Self {
         MemSegment {
             map: SkipList::new(),
-            len: AtomicUsize::new(0),
-            size: AtomicUsize::new(0),
-            max_seq: AtomicU64::new(0),
-            min_ts: AtomicI64::new(i64::MAX),
+            counters: Counters {
+                size: AtomicUsize::new(0),
+                max_seq: AtomicU64::new(0),
+                min_ts: AtomicI64::new(i64::MAX),
+            },
             #[cfg(test)]
             walked: AtomicUsize::new(0),
         }
@@ -118,43 +126,43 @@ impl MemSegment {
         let mut splice = Splice::default();
         let mut size = 0;
         let mut max_seq = 0;
-        let mut n = 0;
         for cell in cells {
             size += cell.serialized_size(true) + CELL_OVERHEAD;
             max_seq = max_seq.max(cell.seq_id());
             self.map.insert(MemKey::new(cell), &mut splice);
-            n += 1;
         }
-        if n > 0 {
-            self.len.fetch_add(n, AtomicOrdering::Relaxed);
-            self.max_seq.fetch_max(max_seq, AtomicOrdering::Relaxed);
-            self.min_ts.fetch_min(now, AtomicOrdering::Relaxed);
-            self.size.fetch_add(size, AtomicOrdering::Relaxed);
+        if size > 0 {
+            // Writers of every thread update these: a read first leaves the line
+            // shared when nothing changes (the oldest edit time, mostly).
+            if self.counters.max_seq.load(AtomicOrdering::Relaxed) < max_seq {
+                self.counters
+                    .max_seq
+                    .fetch_max(max_seq, AtomicOrdering::Relaxed);
+            }
+            if self.counters.min_ts.load(AtomicOrdering::Relaxed) > now {
+                self.counters.min_ts.fetch_min(now, AtomicOrdering::Relaxed);
+            }
+            self.counters.size.fetch_add(size, AtomicOrdering::Relaxed);
         }
         size
     }
 
     /// Accounted bytes.
     pub fn size(&self) -> usize {
-        self.size.load(AtomicOrdering::Relaxed)
+        self.counters.size.load(AtomicOrdering::Relaxed)
     }
 
     pub fn is_empty(&self) -> bool {
         self.map.is_empty()
     }
 
-    /// Cells added (a cell that replaced an equal one counts twice).
-    pub fn len(&self) -> usize {
-        self.len.load(AtomicOrdering::Relaxed)
-    }
-
     pub fn max_seq_id(&self) -> u64 {
-        self.max_seq.load(AtomicOrdering::Relaxed)
+        self.counters.max_seq.load(AtomicOrdering::Relaxed)
     }
 
     /// When the oldest cell arrived (ms), if any.
     pub fn oldest_edit_time(&self) -> Option<i64> {
-        let t = self.min_ts.load(AtomicOrdering::Relaxed);
+        let t = self.counters.min_ts.load(AtomicOrdering::Relaxed);
         (t != i64::MAX).then_some(t)
     }
 

@@ -349,7 +349,12 @@ impl<K: Ord> SkipList<K> {
     /// this list.
     pub fn insert(&self, key: K, splice: &mut Splice<K>) {
         let height = random_height();
-        let levels = self.height.fetch_max(height, Ordering::AcqRel).max(height);
+        // Every writer reads the height; only a taller node writes it (the line stays
+        // shared between writers' cores otherwise).
+        let mut levels = self.height.load(Ordering::Acquire);
+        if height > levels {
+            levels = self.height.fetch_max(height, Ordering::AcqRel).max(height);
+        }
         let mut equal = false;
         // The lowest level whose splice still brackets the key: those above do too
         // (a higher level's neighbours lie further out).
