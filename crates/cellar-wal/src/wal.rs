@@ -75,8 +75,9 @@ struct FileState {
     /// An emptied buffer handed back to `Pending` at the next write, so that appends
     /// reuse two buffers instead of growing a new one after every write.
     spare: Vec<u8>,
-    /// The segment whose pinning regions were last named ([`Wal::regions_pinning`]).
-    pin_checked: Option<u64>,
+    /// The segment whose pinning regions were last named ([`Wal::regions_pinning`]),
+    /// and each region named for it with its newest edit then.
+    pin_named: (u64, HashMap<String, u64>),
 }
 
 impl FileState {
@@ -169,7 +170,7 @@ impl Wal {
                 closed,
                 next_number: next_number + 1,
                 spare: Vec::new(),
-                pin_checked: None,
+                pin_named: (0, HashMap::new()),
                 written_txid: 0,
                 synced_txid: 0,
                 flushed: HashMap::new(),
@@ -254,28 +255,41 @@ impl Wal {
         self.shared.remove_obsolete(&mut f)
     }
 
-    /// Regions whose unflushed edits keep log segments on disk, once the current
-    /// segment holds at least `min_len` bytes; asked once per segment (HBase forces
-    /// flushes of the regions pinning old logs, `hbase.regionserver.maxlogs`): a region
-    /// written once — a table created in `hbase:meta` — would otherwise keep a whole
-    /// segment of everyone else's flushed edits. Empty when nothing needs doing.
+    /// Regions whose unflushed edits keep log segments on disk, once a closed segment
+    /// is kept or the current one holds at least `min_len` bytes (HBase forces flushes of the regions
+    /// pinning old logs, `hbase.regionserver.maxlogs`): a region written now and then —
+    /// a table created in `hbase:meta`, the large-row census after a compaction — would
+    /// otherwise keep a whole segment of everyone else's flushed edits. A region is
+    /// named once per segment for the edits it had then: again only once it has newer
+    /// ones. Empty when nothing needs doing.
     pub fn regions_pinning(&self, min_len: u64) -> Vec<String> {
         let mut f = lock(&self.shared.file);
-        if f.shut || f.writer.len() < min_len || f.pin_checked == Some(f.current.number) {
+        // A closed segment still on disk is pinned already (covered ones go at once).
+        if f.shut || (f.closed.is_empty() && f.writer.len() < min_len) {
             return Vec::new();
         }
-        f.pin_checked = Some(f.current.number);
-        let f = &*f;
-        let mut out: Vec<String> = f
-            .closed
-            .iter()
-            .chain(std::iter::once(&f.current))
-            .flat_map(|seg| seg.regions.iter())
-            .filter(|(region, max)| !f.flushed_past(region, **max))
-            .map(|(region, _)| region.clone())
-            .collect();
+        let mut pinning: HashMap<String, u64> = HashMap::new();
+        for seg in f.closed.iter().chain(std::iter::once(&f.current)) {
+            for (region, max) in &seg.regions {
+                if !f.flushed_past(region, *max) {
+                    let m = pinning.entry(region.clone()).or_insert(0);
+                    *m = (*m).max(*max);
+                }
+            }
+        }
+        let segment = f.current.number;
+        if f.pin_named.0 != segment {
+            f.pin_named = (segment, HashMap::new());
+        }
+        let named = &mut f.pin_named.1;
+        let mut out = Vec::new();
+        for (region, max) in pinning {
+            if named.get(&region).is_none_or(|m| max > *m) {
+                named.insert(region.clone(), max);
+                out.push(region);
+            }
+        }
         out.sort();
-        out.dedup();
         out
     }
 

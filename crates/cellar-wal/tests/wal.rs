@@ -312,6 +312,56 @@ fn regions_pinning_the_log_are_named_once_a_segment() {
     );
 }
 
+/// A closed segment kept for a region written once (a table created in `hbase:meta`)
+/// names it even while the current segment is still small: the log already holds a
+/// whole segment for it.
+#[test]
+fn a_kept_closed_segment_names_its_pinning_region() {
+    let fs = FaultFs::new();
+    let dir = PathBuf::from("/db/wal");
+    let (wal, _) = open(Arc::new(fs.clone()), &dir, WalOptions::default());
+    wal.append(&edit("meta", 1), Durability::SyncWal).unwrap();
+    wal.append(&edit("big", 2), Durability::SyncWal).unwrap();
+    wal.roll().unwrap();
+    wal.append(&edit("big", 3), Durability::SyncWal).unwrap();
+    wal.mark_flushed("big", 3).unwrap();
+    assert_eq!(
+        segments(&fs, &dir).len(),
+        2,
+        "meta keeps the closed segment"
+    );
+    assert_eq!(wal.regions_pinning(1 << 30), vec!["meta".to_string()]);
+    wal.mark_flushed("meta", 1).unwrap();
+    assert_eq!(segments(&fs, &dir).len(), 1);
+}
+
+/// A region named once and flushed that writes again in the same segment (the
+/// large-row census after each compaction) is named again for its new edits, so a
+/// segment whose other regions all flushed can go; without new edits it is not.
+#[test]
+fn a_region_pinning_again_with_new_edits_is_named_again() {
+    let fs = FaultFs::new();
+    let dir = PathBuf::from("/db/wal");
+    let (wal, _) = open(Arc::new(fs.clone()), &dir, WalOptions::default());
+    wal.append(&edit("census", 1), Durability::SyncWal).unwrap();
+    for seq in 2..=20 {
+        wal.append(&edit("big", seq), Durability::SyncWal).unwrap();
+    }
+    assert_eq!(wal.regions_pinning(100), vec!["big", "census"]);
+    wal.mark_flushed("census", 1).unwrap();
+    assert!(wal.regions_pinning(100).is_empty(), "nothing new");
+    wal.append(&edit("census", 21), Durability::SyncWal)
+        .unwrap();
+    wal.mark_flushed("big", 20).unwrap();
+    assert_eq!(wal.regions_pinning(100), vec!["census"], "new edits");
+    assert!(wal.regions_pinning(100).is_empty(), "named for them once");
+    let pinned = segments(&fs, &dir);
+    wal.mark_flushed("census", 21).unwrap();
+    let now = segments(&fs, &dir);
+    assert_eq!(now.len(), 1);
+    assert_ne!(now, pinned, "the covered segment went");
+}
+
 /// Whatever follows the last valid record of the newest segment — garbage of any kind,
 /// not only zeros — is a torn tail: cut and reported, the log opens with every valid
 /// edit; the report says how many bytes and records went, and does not claim to know
