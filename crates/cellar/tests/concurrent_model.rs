@@ -77,6 +77,7 @@ fn writer(
     ops: usize,
     cas_wins: &AtomicU64,
     incs: &AtomicU64,
+    splits: &AtomicU64,
 ) -> RowsModel {
     let mut rng = SmallRng::seed_from_u64(seed * 1000 + w);
     let mut m = RowsModel::default();
@@ -84,7 +85,12 @@ fn writer(
     // Explicit, increasing timestamps per writer: a put after a delete of the same
     // column is never masked by it.
     let mut ts = 1_000_000i64;
-    for step in 0..ops {
+    // At least `ops` steps, and on until a split has run under the writers (a fast
+    // machine finishes `ops` before the maintenance thread's first split).
+    for step in 0.. {
+        if step >= ops && (splits.load(Ordering::SeqCst) > 0 || step >= ops * 100) {
+            break;
+        }
         ts += 1;
         let row = format!("w{w}-{:03}", rng.random_range(0..ROWS_PER_WRITER));
         let q = QUALIFIERS[rng.random_range(0..QUALIFIERS.len())];
@@ -170,8 +176,9 @@ fn run(seed: u64, ops: usize) {
     let stop = Arc::new(AtomicBool::new(false));
     let cas_wins = Arc::new(AtomicU64::new(0));
     let incs = Arc::new(AtomicU64::new(0));
+    let split_count = Arc::new(AtomicU64::new(0));
     let maintenance = {
-        let (db, stop) = (db.clone(), stop.clone());
+        let (db, stop, split_count) = (db.clone(), stop.clone(), split_count.clone());
         std::thread::spawn(move || {
             let mut rng = SmallRng::seed_from_u64(seed);
             let (mut splits, mut merges) = (0u32, 0u32);
@@ -190,6 +197,7 @@ fn run(seed: u64, ops: usize) {
                         // Refused while references remain: compacted next round.
                         if db.split("t", Some(row.as_bytes())).is_ok_and(|n| n > 0) {
                             splits += 1;
+                            split_count.fetch_add(1, Ordering::SeqCst);
                         }
                     }
                     _ => {
@@ -212,8 +220,13 @@ fn run(seed: u64, ops: usize) {
     let models: Vec<RowsModel> = {
         let handles: Vec<_> = (0..WRITERS)
             .map(|w| {
-                let (db, cas_wins, incs) = (db.clone(), cas_wins.clone(), incs.clone());
-                std::thread::spawn(move || writer(&db, w, seed, ops, &cas_wins, &incs))
+                let (db, cas_wins, incs, splits) = (
+                    db.clone(),
+                    cas_wins.clone(),
+                    incs.clone(),
+                    split_count.clone(),
+                );
+                std::thread::spawn(move || writer(&db, w, seed, ops, &cas_wins, &incs, &splits))
             })
             .collect();
         handles.into_iter().map(|h| h.join().unwrap()).collect()
