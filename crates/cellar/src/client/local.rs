@@ -1,12 +1,14 @@
 //! The in-process connection: regions located through the master, cached per table
-//! (each with the region itself, so a call goes straight to it) and dropped when a
-//! region turns out closed, not served, or not holding the row.
+//! (each with its server, whose online map gives the region object serving now) and
+//! dropped when a region turns out closed, not served, or not holding the row.
 
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 
 use cellar_api::{RegionInfo, Result};
 use cellar_region::Region;
+
+use crate::region_server::RegionServer;
 
 use super::{Admin, Connection, LocalAdmin, LocalTable, Table};
 use crate::error::DbError;
@@ -26,10 +28,12 @@ pub struct LocalConnection {
     cache: RwLock<HashMap<String, Vec<Cached>>>,
 }
 
-/// A region as the cache knows it: its row range and the open region.
+/// A region as the cache knows it: its row range and its server. The region object
+/// itself is looked up in the server's online map on every call, never cached: a
+/// region reopened under the same name must be the one every caller reaches.
 struct Cached {
     info: RegionInfo,
-    region: Arc<Region>,
+    server: Arc<RegionServer>,
 }
 
 impl LocalConnection {
@@ -54,7 +58,7 @@ impl LocalConnection {
     ) -> Result<Result<Arc<Region>, DbError>, DbError> {
         if let Some(cached) = read(&self.cache).get(table) {
             if let Some(c) = cached.iter().find(|c| c.info.contains(row)) {
-                return Ok(Ok(c.region.clone()));
+                return Ok(c.server.region(&c.info.encoded));
             }
         }
         let l = self.master.locate(table, row)?;
@@ -70,7 +74,7 @@ impl LocalConnection {
             at,
             Cached {
                 info: l.info,
-                region: region.clone(),
+                server: l.server,
             },
         );
         Ok(Ok(region))
