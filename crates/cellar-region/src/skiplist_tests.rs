@@ -11,40 +11,44 @@ use rand::{Rng, SeedableRng};
 
 use super::{SkipList, Splice};
 
-/// A key ordered by `k` alone, carrying which insert it came from.
+/// A key ordered by `k` alone, carrying a payload (which insert it came from, or a
+/// drop counter).
 #[derive(Debug, Clone)]
-struct Key {
+struct Keyed<P> {
     k: u32,
-    version: u32,
+    payload: P,
 }
 
-impl PartialEq for Key {
+impl<P> PartialEq for Keyed<P> {
     fn eq(&self, other: &Self) -> bool {
         self.k == other.k
     }
 }
-impl Eq for Key {}
-impl PartialOrd for Key {
+impl<P> Eq for Keyed<P> {}
+impl<P> PartialOrd for Keyed<P> {
     fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
         Some(self.cmp(other))
     }
 }
-impl Ord for Key {
+impl<P> Ord for Keyed<P> {
     fn cmp(&self, other: &Self) -> std::cmp::Ordering {
         self.k.cmp(&other.k)
     }
 }
 
+/// A key carrying the insert it came from.
+type Key = Keyed<u32>;
+
 fn key(k: u32) -> Key {
-    Key { k, version: 0 }
+    Keyed { k, payload: 0 }
 }
 
 /// Every bound the list answers, against the same question put to a BTreeMap.
 fn check_against(list: &SkipList<Key>, model: &BTreeMap<u32, u32>, probes: &[u32]) {
-    let got: Vec<(u32, u32)> = list.iter().map(|x| (x.k, x.version)).collect();
+    let got: Vec<(u32, u32)> = list.iter().map(|x| (x.k, x.payload)).collect();
     let want: Vec<(u32, u32)> = model.iter().map(|(k, v)| (*k, *v)).collect();
     assert_eq!(got, want);
-    let pair = |e: Option<super::Entry<'_, Key>>| e.map(|e| (e.key().k, e.key().version));
+    let pair = |e: Option<super::Entry<'_, Key>>| e.map(|e| (e.key().k, e.key().payload));
     let entry = |kv: Option<(&u32, &u32)>| kv.map(|(k, v)| (*k, *v));
     for &p in probes {
         let kp = key(p);
@@ -97,7 +101,13 @@ fn matches_a_map_with_replacing_inserts() {
                     (false, false) => start + i * rng.random_range(1..3),
                     (false, true) => start.saturating_sub(i),
                 };
-                list.insert(Key { k, version }, &mut splice);
+                list.insert(
+                    Keyed {
+                        k,
+                        payload: version,
+                    },
+                    &mut splice,
+                );
                 model.insert(k, version);
             }
         }
@@ -113,15 +123,21 @@ fn the_same_key_twice_in_a_run_keeps_the_last() {
     let list = SkipList::new();
     let mut splice = Splice::default();
     for (k, version) in [(5, 1), (5, 2), (6, 3), (5, 4), (4, 5), (6, 6)] {
-        list.insert(Key { k, version }, &mut splice);
+        list.insert(
+            Keyed {
+                k,
+                payload: version,
+            },
+            &mut splice,
+        );
     }
-    let got: Vec<(u32, u32)> = list.iter().map(|x| (x.k, x.version)).collect();
+    let got: Vec<(u32, u32)> = list.iter().map(|x| (x.k, x.payload)).collect();
     assert_eq!(got, vec![(4, 5), (5, 4), (6, 6)]);
-    let last = list.last_before(Bound::Unbounded).map(|e| e.key().version);
+    let last = list.last_before(Bound::Unbounded).map(|e| e.key().payload);
     assert_eq!(last, Some(6));
     let at5 = list
         .last_before(Bound::Included(&key(5)))
-        .map(|e| e.key().version);
+        .map(|e| e.key().payload);
     assert_eq!(at5, Some(4));
 }
 
@@ -149,7 +165,7 @@ fn concurrent_writers_and_readers() {
                 for chunk in chunks {
                     let mut splice = Splice::default();
                     for &mut k in chunk.iter_mut() {
-                        list.insert(Key { k, version: w }, &mut splice);
+                        list.insert(Keyed { k, payload: w }, &mut splice);
                     }
                 }
                 done.fetch_add(1, AtomicOrdering::Release);
@@ -194,9 +210,9 @@ fn concurrent_writers_on_the_same_keys_region() {
                     let mut splice = Splice::default();
                     for i in 0..8u32 {
                         list.insert(
-                            Key {
+                            Keyed {
                                 k: (round * 8 + i) * 4 + w,
-                                version: w,
+                                payload: w,
                             },
                             &mut splice,
                         );
@@ -209,31 +225,12 @@ fn concurrent_writers_on_the_same_keys_region() {
     assert_eq!(all, (0..2000 * 8 * 4).collect::<Vec<_>>());
 }
 
-/// A key whose drop is counted.
-struct Counted {
-    k: u32,
-    drops: Arc<AtomicUsize>,
-}
+/// A payload whose drop is counted.
+struct Counted(Arc<AtomicUsize>);
 
 impl Drop for Counted {
     fn drop(&mut self) {
-        self.drops.fetch_add(1, AtomicOrdering::Relaxed);
-    }
-}
-impl PartialEq for Counted {
-    fn eq(&self, other: &Self) -> bool {
-        self.k == other.k
-    }
-}
-impl Eq for Counted {}
-impl PartialOrd for Counted {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl Ord for Counted {
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        self.k.cmp(&other.k)
+        self.0.fetch_add(1, AtomicOrdering::Relaxed);
     }
 }
 
@@ -247,9 +244,9 @@ fn every_key_is_dropped_once() {
     for _ in 0..5000 {
         let k = rng.random_range(0..1000);
         list.insert(
-            Counted {
+            Keyed {
                 k,
-                drops: drops.clone(),
+                payload: Counted(drops.clone()),
             },
             &mut splice,
         );
