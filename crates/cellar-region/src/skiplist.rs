@@ -238,35 +238,40 @@ impl<K: Ord> SkipList<K> {
     }
 
     /// The last node whose key `before` accepts (`before` accepts a prefix of the
-    /// order), or `None` for the head.
-    fn last_where(&self, mut before: impl FnMut(&K) -> bool) -> Link<K> {
+    /// order; `None` for the head), and the node after it at level 0 as the walk read
+    /// it. The two are returned together: reading the node after again could find a
+    /// key another writer has inserted since, one that `before` accepts.
+    fn find(&self, mut before: impl FnMut(&K) -> bool) -> (Link<K>, Link<K>) {
         let mut at: Link<K> = None;
         // The node found not before at the level above: met again below, it needs no
         // second comparison.
         let mut stop: Link<K> = None;
+        let mut after: Link<K> = None;
         let mut level = self.height.load(Ordering::Acquire);
         while level > 0 {
             level -= 1;
+            after = None;
             while let Some(n) = self.next_of(at, level) {
                 // SAFETY: `n` is a node of this list, which `self` borrows.
                 if Some(n) == stop || !before(unsafe { Node::key(n) }) {
                     stop = Some(n);
+                    after = Some(n);
                     break;
                 }
                 at = Some(n);
             }
         }
-        at
+        (at, after)
     }
 
     /// The first key at or after `from` (an excluded bound starts after it).
     pub fn seek(&self, from: Bound<&K>) -> Option<Entry<'_, K>> {
-        let prev = match from {
-            Bound::Unbounded => None,
-            Bound::Included(k) => self.last_where(|x| x < k),
-            Bound::Excluded(k) => self.last_where(|x| x <= k),
+        let after = match from {
+            Bound::Unbounded => self.next_of(None, 0),
+            Bound::Included(k) => self.find(|x| x < k).1,
+            Bound::Excluded(k) => self.find(|x| x <= k).1,
         };
-        unshadowed(self.next_of(prev, 0)).map(Entry::new)
+        unshadowed(after).map(Entry::new)
     }
 
     /// The first key.
@@ -277,10 +282,11 @@ impl<K: Ord> SkipList<K> {
     /// The last key before `to` (an included bound may be it).
     pub fn last_before(&self, to: Bound<&K>) -> Option<Entry<'_, K>> {
         let found = match to {
-            Bound::Unbounded => self.last_where(|_| true),
-            Bound::Included(k) => self.last_where(|x| x <= k),
-            Bound::Excluded(k) => self.last_where(|x| x < k),
-        }?;
+            Bound::Unbounded => self.find(|_| true),
+            Bound::Included(k) => self.find(|x| x <= k),
+            Bound::Excluded(k) => self.find(|x| x < k),
+        }
+        .0?;
         // SAFETY: `found` is a node of this list, which `self` borrows.
         if unsafe { !Node::is_shadowed(found) } {
             return Some(Entry::new(found));
@@ -288,8 +294,7 @@ impl<K: Ord> SkipList<K> {
         // A replaced key: its replacement is the first node of its equal run.
         // SAFETY: as above.
         let key = unsafe { Node::key(found) };
-        let before = self.last_where(|x| x < key);
-        unshadowed(self.next_of(before, 0)).map(Entry::new)
+        unshadowed(self.find(|x| x < key).1).map(Entry::new)
     }
 
     /// Whether `key` falls after `prev` and at or before `next`; with `equal` set when

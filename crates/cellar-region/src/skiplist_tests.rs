@@ -225,6 +225,42 @@ fn concurrent_writers_on_the_same_keys_region() {
     assert_eq!(all, (0..2000 * 8 * 4).collect::<Vec<_>>());
 }
 
+/// A seek answers from the walk that decided it. Writers insert ascending keys, each
+/// landing right before the key a reader seeks: a seek that read the link after its
+/// last node a second time found a key inserted there meanwhile, one before its bound
+/// (a Get then missed its row's newest cell in the MemStore).
+#[test]
+fn seeks_never_answer_a_key_inserted_before_their_bound() {
+    const TARGET: u32 = 1 << 20;
+    for round in 0..200u64 {
+        let list = SkipList::new();
+        let mut splice = Splice::default();
+        list.insert(key(TARGET), &mut splice);
+        list.insert(key(TARGET + 1), &mut splice);
+        let done = AtomicUsize::new(0);
+        std::thread::scope(|s| {
+            for w in 0..2u32 {
+                let (list, done) = (&list, &done);
+                s.spawn(move || {
+                    for i in 0..2000u32 {
+                        list.insert(key(i * 2 + w), &mut Splice::default());
+                    }
+                    done.fetch_add(1, AtomicOrdering::Release);
+                });
+            }
+            let pair = |e: Option<super::Entry<'_, Key>>| e.map(|e| e.key().k);
+            while done.load(AtomicOrdering::Acquire) < 2 {
+                let included = list.seek(Bound::Included(&key(TARGET)));
+                assert_eq!(pair(included), Some(TARGET), "round {round}");
+                let excluded = list.seek(Bound::Excluded(&key(TARGET - 1)));
+                assert_eq!(pair(excluded), Some(TARGET), "round {round}");
+                let before = list.last_before(Bound::Excluded(&key(TARGET + 1)));
+                assert_eq!(pair(before), Some(TARGET), "round {round}");
+            }
+        });
+    }
+}
+
 /// A payload whose drop is counted.
 struct Counted(Arc<AtomicUsize>);
 

@@ -333,7 +333,7 @@ impl Region {
         }
         drop(guard);
         self.metrics.write_requests.fetch_add(1, Ordering::Relaxed);
-        self.maybe_flush()?;
+        self.maybe_flush();
         results.sort_by(cellar_types::compare_cells);
         Ok((
             true,
@@ -490,7 +490,7 @@ impl Region {
         }
         drop(guard);
         self.metrics.write_requests.fetch_add(1, Ordering::Relaxed);
-        self.maybe_flush()?;
+        self.maybe_flush();
         Ok(true)
     }
 
@@ -621,16 +621,22 @@ impl Region {
         Ok(())
     }
 
-    fn maybe_flush(&self) -> Result<()> {
+    /// Asks for a flush once the MemStore is over its size. The edit that got here is
+    /// already applied and logged, so a flush that fails (run inline when there is no
+    /// maintenance task) does not fail it: a caller told otherwise would apply it again
+    /// (an increment twice). The snapshot stays for the next flush to write.
+    fn maybe_flush(&self) {
         if self.memstore_size() < self.flush_size() {
-            return Ok(());
+            return;
         }
         if self.flush_requested.swap(true, Ordering::SeqCst) {
-            return Ok(());
+            return;
         }
         if !self.request(Maintenance::Flush(self.name.clone())) {
-            self.flush()?;
+            if let Err(e) = self.flush() {
+                self.flush_requested.store(false, Ordering::SeqCst);
+                tracing::warn!(region = %self.name, error = %e, "flush after a write failed");
+            }
         }
-        Ok(())
     }
 }
