@@ -122,12 +122,30 @@ struct Inner {
     misses: u64,
 }
 
-/// A least-recently-used cache bounded by the bytes its blocks hold.
+/// One shard: a least-recently-used map bounded by its share of the bytes.
 #[derive(Debug)]
-pub struct BlockCache {
+struct Shard {
     capacity: usize,
     inner: Mutex<Inner>,
 }
+
+/// A least-recently-used cache bounded by the bytes its blocks hold. A large cache is
+/// split into shards by block, each with its own lock and its share of the bytes (as
+/// RocksDB's LRU cache is): readers on several cores then rarely meet on one lock. A
+/// cache under [`SHARD_BYTES`] per shard keeps one shard, exact LRU over all of it.
+#[derive(Debug)]
+pub struct BlockCache {
+    shards: Vec<Shard>,
+    /// log2 of the shard count.
+    bits: u32,
+}
+
+/// The least bytes a shard holds (a shard must hold many blocks for its own LRU order
+/// to stand for the whole cache's).
+pub const SHARD_BYTES: usize = 8 << 20;
+
+/// The most shards.
+const MAX_SHARD_BITS: u32 = 4;
 
 /// Hit and miss counts and bytes in use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -140,17 +158,72 @@ pub struct CacheStats {
 
 impl BlockCache {
     pub fn new(capacity_bytes: usize) -> BlockCache {
-        BlockCache {
-            capacity: capacity_bytes,
-            inner: Mutex::default(),
+        let mut bits = 0;
+        while bits < MAX_SHARD_BITS && capacity_bytes >> (bits + 1) >= SHARD_BYTES {
+            bits += 1;
+        }
+        let shards = (0..1usize << bits)
+            .map(|_| Shard {
+                capacity: capacity_bytes >> bits,
+                inner: Mutex::default(),
+            })
+            .collect();
+        BlockCache { shards, bits }
+    }
+
+    /// How many shards the cache is split into.
+    pub fn shard_count(&self) -> usize {
+        self.shards.len()
+    }
+
+    fn shard(&self, file: u64, offset: u64) -> &Shard {
+        if self.bits == 0 {
+            return &self.shards[0];
+        }
+        let h =
+            (file.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ offset).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        &self.shards[(h >> (64 - self.bits)) as usize]
+    }
+
+    pub fn get(&self, file: u64, offset: u64) -> Option<Cached> {
+        self.shard(file, offset).get(file, offset)
+    }
+
+    pub fn insert(&self, file: u64, offset: u64, block: Cached) {
+        self.shard(file, offset).insert(file, offset, block)
+    }
+
+    /// Drops every block of one file (when the file is deleted).
+    pub fn evict_file(&self, file: u64) {
+        for s in &self.shards {
+            s.evict_file(file);
         }
     }
 
+    pub fn stats(&self) -> CacheStats {
+        let mut out = CacheStats {
+            hits: 0,
+            misses: 0,
+            used_bytes: 0,
+            blocks: 0,
+        };
+        for s in &self.shards {
+            let g = s.lock();
+            out.hits += g.hits;
+            out.misses += g.misses;
+            out.used_bytes += g.used;
+            out.blocks += g.map.len();
+        }
+        out
+    }
+}
+
+impl Shard {
     fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
         self.inner.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    pub fn get(&self, file: u64, offset: u64) -> Option<Cached> {
+    fn get(&self, file: u64, offset: u64) -> Option<Cached> {
         let mut g = self.lock();
         let inner = &mut *g;
         inner.tick += 1;
@@ -176,7 +249,7 @@ impl BlockCache {
         }
     }
 
-    pub fn insert(&self, file: u64, offset: u64, block: Cached) {
+    fn insert(&self, file: u64, offset: u64, block: Cached) {
         let size = block.size();
         if size > self.capacity {
             return;
@@ -201,8 +274,7 @@ impl BlockCache {
         }
     }
 
-    /// Drops every block of one file (when the file is deleted).
-    pub fn evict_file(&self, file: u64) {
+    fn evict_file(&self, file: u64) {
         let mut g = self.lock();
         let inner = &mut *g;
         let keys: Vec<_> = inner.map.keys().filter(|k| k.0 == file).copied().collect();
@@ -211,16 +283,6 @@ impl BlockCache {
                 inner.order.remove(&t);
                 inner.used -= s;
             }
-        }
-    }
-
-    pub fn stats(&self) -> CacheStats {
-        let g = self.lock();
-        CacheStats {
-            hits: g.hits,
-            misses: g.misses,
-            used_bytes: g.used,
-            blocks: g.map.len(),
         }
     }
 }
@@ -343,6 +405,39 @@ mod tests {
         assert!(cache.get(1, 1).is_none(), "a cold block went");
         assert!(cache.get(1, 399).is_some());
         assert_eq!(cache.stats().blocks, 40);
+    }
+
+    /// A large cache splits into shards that share its bound: blocks of many files
+    /// spread over all of them, the bytes held stay within the whole bound, recent
+    /// blocks stay, and a file's eviction reaches every shard.
+    #[test]
+    fn shards_share_the_bound() {
+        assert_eq!(
+            BlockCache::new(4 << 20).shard_count(),
+            1,
+            "small: one exact LRU"
+        );
+        let cache = BlockCache::new(64 << 20);
+        assert_eq!(cache.shard_count(), 8);
+        let one = raw(256 << 10).size();
+        for i in 0..1000u64 {
+            cache.insert(i % 7, i * 4096, raw(256 << 10));
+            assert!(cache.stats().used_bytes <= 64 << 20);
+        }
+        let st = cache.stats();
+        assert!(st.blocks * one > 48 << 20, "the shards fill up: {st:?}");
+        for s in &cache.shards {
+            assert!(s.lock().map.len() > 10, "every shard holds blocks");
+        }
+        for i in 990..1000u64 {
+            assert!(cache.get(i % 7, i * 4096).is_some(), "recent block {i}");
+        }
+        assert!(cache.get(0, 0).is_none(), "the first block went");
+        for f in 0..7 {
+            cache.evict_file(f);
+        }
+        assert_eq!(cache.stats().blocks, 0);
+        assert_eq!(cache.stats().used_bytes, 0);
     }
 
     #[test]
