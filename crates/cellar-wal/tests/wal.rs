@@ -34,6 +34,14 @@ fn open(fs: Arc<dyn FileSystem>, dir: &Path, opts: WalOptions) -> (Wal, Vec<WalE
     (wal, seen)
 }
 
+/// A new log with default options in `/db/wal` of an in-memory file system.
+fn fresh_wal() -> (FaultFs, PathBuf, Wal) {
+    let fs = FaultFs::new();
+    let dir = PathBuf::from("/db/wal");
+    let (wal, _) = open(Arc::new(fs.clone()), &dir, WalOptions::default());
+    (fs, dir, wal)
+}
+
 fn segments(fs: &dyn FileSystem, dir: &Path) -> Vec<PathBuf> {
     let mut v: Vec<_> = fs
         .list_dir(dir)
@@ -151,9 +159,7 @@ fn corruption_in_the_middle_is_an_error_naming_the_offset() {
 
 #[test]
 fn a_failed_sync_poisons_the_log() {
-    let fs = FaultFs::new();
-    let dir = PathBuf::from("/db/wal");
-    let (wal, _) = open(Arc::new(fs.clone()), &dir, WalOptions::default());
+    let (fs, _, wal) = fresh_wal();
     wal.append(&edit("r", 1), Durability::FsyncWal).unwrap();
     fs.fail_after(1);
     let mut failures = 0;
@@ -174,9 +180,7 @@ fn a_failed_sync_poisons_the_log() {
 
 #[test]
 fn fsync_edits_survive_power_loss() {
-    let fs = FaultFs::new();
-    let dir = PathBuf::from("/db/wal");
-    let (wal, _) = open(Arc::new(fs.clone()), &dir, WalOptions::default());
+    let (fs, dir, wal) = fresh_wal();
     for seq in 1..=20 {
         wal.append(&edit("r", seq), Durability::FsyncWal).unwrap();
     }
@@ -254,9 +258,7 @@ fn segments_roll_and_go_once_flushed() {
 /// land in the new segment and replay.
 #[test]
 fn a_flushed_current_segment_goes_at_once() {
-    let fs = FaultFs::new();
-    let dir = PathBuf::from("/db/wal");
-    let (wal, _) = open(Arc::new(fs.clone()), &dir, WalOptions::default());
+    let (fs, dir, wal) = fresh_wal();
     for seq in 1..=20 {
         let region = if seq % 2 == 0 { "a" } else { "b" };
         wal.append(&edit(region, seq), Durability::SyncWal).unwrap();
@@ -285,9 +287,7 @@ fn a_flushed_current_segment_goes_at_once() {
 /// enough, once per segment, and no longer once they flush.
 #[test]
 fn regions_pinning_the_log_are_named_once_a_segment() {
-    let fs = FaultFs::new();
-    let dir = PathBuf::from("/db/wal");
-    let (wal, _) = open(Arc::new(fs.clone()), &dir, WalOptions::default());
+    let (fs, dir, wal) = fresh_wal();
     wal.append(&edit("meta", 1), Durability::SyncWal).unwrap();
     for seq in 2..=20 {
         wal.append(&edit("big", seq), Durability::SyncWal).unwrap();
@@ -317,9 +317,7 @@ fn regions_pinning_the_log_are_named_once_a_segment() {
 /// whole segment for it.
 #[test]
 fn a_kept_closed_segment_names_its_pinning_region() {
-    let fs = FaultFs::new();
-    let dir = PathBuf::from("/db/wal");
-    let (wal, _) = open(Arc::new(fs.clone()), &dir, WalOptions::default());
+    let (fs, dir, wal) = fresh_wal();
     wal.append(&edit("meta", 1), Durability::SyncWal).unwrap();
     wal.append(&edit("big", 2), Durability::SyncWal).unwrap();
     wal.roll().unwrap();
@@ -340,9 +338,7 @@ fn a_kept_closed_segment_names_its_pinning_region() {
 /// segment whose other regions all flushed can go; without new edits it is not.
 #[test]
 fn a_region_pinning_again_with_new_edits_is_named_again() {
-    let fs = FaultFs::new();
-    let dir = PathBuf::from("/db/wal");
-    let (wal, _) = open(Arc::new(fs.clone()), &dir, WalOptions::default());
+    let (fs, dir, wal) = fresh_wal();
     wal.append(&edit("census", 1), Durability::SyncWal).unwrap();
     for seq in 2..=20 {
         wal.append(&edit("big", seq), Durability::SyncWal).unwrap();
@@ -475,9 +471,7 @@ fn a_segment_of_a_newer_format_is_refused_with_its_version() {
 
 #[test]
 fn a_failed_shared_sync_fails_its_waiters_and_nobody_hangs() {
-    let fs = FaultFs::new();
-    let dir = PathBuf::from("/db/wal");
-    let (wal, _) = open(Arc::new(fs.clone()), &dir, WalOptions::default());
+    let (fs, _, wal) = fresh_wal();
     let wal = Arc::new(wal);
     wal.append(&edit("r", 1), Durability::FsyncWal).unwrap();
     fs.fail_after(3);
