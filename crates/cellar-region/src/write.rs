@@ -633,8 +633,8 @@ impl Region {
             return;
         }
         if !self.request(Maintenance::Flush(self.name.clone())) {
+            // The flush clears the request flag as it starts, failing or not.
             if let Err(e) = self.flush() {
-                self.flush_requested.store(false, Ordering::SeqCst);
                 tracing::warn!(region = %self.name, error = %e, "flush after a write failed");
             }
         }
