@@ -617,7 +617,11 @@ impl Region {
             store.add_all(run, now);
         }
         drop(updates);
-        self.mvcc.complete(seq);
+        if durability == Durability::FsyncWal {
+            self.mvcc.complete_after_shared_sync(seq);
+        } else {
+            self.mvcc.complete(seq);
+        }
         Ok(())
     }
 

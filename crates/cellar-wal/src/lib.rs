@@ -6,6 +6,7 @@
 //! refusing corruption in the middle.
 
 mod error;
+mod gather;
 pub mod hbase;
 mod record;
 mod replay;

@@ -13,6 +13,7 @@ use std::time::Duration;
 use cellar_io::{Executor, FileSystem, TaskHandle, Threads, WritableFile};
 
 use crate::error::{Result, WalError};
+use crate::gather::Gather;
 use crate::record::{WalEdit, SEGMENT_MAGIC};
 use crate::replay::{replay, segment_path, ReplayReport, SegmentMeta};
 use cellar_api::Durability;
@@ -59,6 +60,8 @@ const SPARE_LIMIT: usize = 4 << 20;
 struct Pending {
     buf: Vec<u8>,
     last_txid: u64,
+    /// FSYNC_WAL edits logged so far.
+    hard: u64,
     regions: HashMap<String, u64>,
 }
 
@@ -69,6 +72,8 @@ struct FileState {
     next_number: u64,
     written_txid: u64,
     synced_txid: u64,
+    /// FSYNC_WAL edits the last fsync covered.
+    hard_synced: u64,
     flushed: HashMap<String, u64>,
     forgotten: HashSet<String>,
     shut: bool,
@@ -80,7 +85,24 @@ struct FileState {
     pin_named: (u64, HashMap<String, u64>),
 }
 
+/// How far the log is synced, and what writing it out took.
+struct Done {
+    synced: u64,
+    /// FSYNC_WAL edits the last fsync covered.
+    hard_synced: u64,
+    /// The write-out (and fsync) just made; zero when none was needed.
+    took: Duration,
+}
+
 impl FileState {
+    fn done(&self, took: Duration) -> Done {
+        Done {
+            synced: self.synced_txid,
+            hard_synced: self.hard_synced,
+            took,
+        }
+    }
+
     /// Whether `region`'s edits up to `max` no longer need the log (flushed, or the
     /// region dropped).
     fn flushed_past(&self, region: &str, max: u64) -> bool {
@@ -114,6 +136,8 @@ struct Shared {
     /// while the others wait here, then all of them see whether it covered them.
     commit: Mutex<Commit>,
     committed: Condvar,
+    /// How the leader of a shared fsync waits for its whole group.
+    gather: Gather,
 }
 
 /// The writer syncing for the group: however its sync ends, the others are woken.
@@ -173,6 +197,7 @@ impl Wal {
                 pin_named: (0, HashMap::new()),
                 written_txid: 0,
                 synced_txid: 0,
+                hard_synced: 0,
                 flushed: HashMap::new(),
                 forgotten: HashSet::new(),
                 shut: false,
@@ -187,6 +212,7 @@ impl Wal {
             wake: Condvar::new(),
             commit: Mutex::new(Commit::default()),
             committed: Condvar::new(),
+            gather: Gather::default(),
         });
         let flusher = {
             let worker = shared.clone();
@@ -218,14 +244,21 @@ impl Wal {
         self.shared.check_poison()?;
         let mut record = Vec::with_capacity(64);
         edit.encode(&mut record)?;
-        let txid = {
+        let hard = durability == Durability::FsyncWal;
+        let (txid, hard_logged) = {
             let mut p = lock(&self.shared.pending);
             p.buf.extend_from_slice(&record);
             p.last_txid += 1;
             let seen = p.regions.entry(edit.region.clone()).or_insert(0);
             *seen = (*seen).max(edit.seq_id);
-            p.last_txid
+            if hard {
+                p.hard += 1;
+            }
+            (p.last_txid, p.hard)
         };
+        if hard {
+            self.shared.gather.logged(hard_logged);
+        }
         self.shared.appends.fetch_add(1, Ordering::Relaxed);
         match durability {
             Durability::AsyncWal => Ok(()),
@@ -441,10 +474,12 @@ impl Shared {
             c.busy = true;
             drop(c);
             let leader = Leader(self);
-            let res = self.write_out(txid, true).map(|(_, synced)| synced);
-            if let Ok(synced) = res {
+            self.gather.wait_for_group();
+            let res = self.write_out(txid, true);
+            if let Ok(done) = &res {
+                self.gather.synced(done.hard_synced, done.took);
                 let mut c = lock(&self.commit);
-                c.synced = c.synced.max(synced);
+                c.synced = c.synced.max(done.synced);
             }
             drop(leader);
             res?;
@@ -452,8 +487,8 @@ impl Shared {
     }
 
     /// Writes out everything logged so far (and syncs it when `hard`), unless `txid` is
-    /// already that far; how far the log is then written and synced.
-    fn write_out(&self, txid: u64, hard: bool) -> Result<(u64, u64)> {
+    /// already that far; how far the log is then synced, and what it took.
+    fn write_out(&self, txid: u64, hard: bool) -> Result<Done> {
         let mut f = lock(&self.file);
         self.check_poison()?;
         if f.shut {
@@ -461,14 +496,15 @@ impl Shared {
         }
         let done = if hard { f.synced_txid } else { f.written_txid };
         if done >= txid {
-            return Ok((f.written_txid, f.synced_txid));
+            return Ok(f.done(Duration::ZERO));
         }
-        let (mut buf, upto, regions) = {
+        let (mut buf, upto, hard_upto, regions) = {
             let mut p = lock(&self.pending);
             let spare = std::mem::take(&mut f.spare);
             (
                 std::mem::replace(&mut p.buf, spare),
                 p.last_txid,
+                p.hard,
                 std::mem::take(&mut p.regions),
             )
         };
@@ -492,6 +528,7 @@ impl Shared {
                 f.writer.sync()?;
                 self.fsyncs.fetch_add(1, Ordering::Relaxed);
                 f.synced_txid = upto;
+                f.hard_synced = hard_upto;
             }
             if f.writer.len() >= self.opts.roll_size {
                 self.roll_locked(&mut f)?;
@@ -501,9 +538,9 @@ impl Shared {
         if let Err(e) = &res {
             self.poison(e);
         }
-        self.sync_latency
-            .record(self.opts.clock.monotonic().saturating_sub(started));
-        res.map(|()| (f.written_txid, f.synced_txid))
+        let took = self.opts.clock.monotonic().saturating_sub(started);
+        self.sync_latency.record(took);
+        res.map(|()| f.done(took))
     }
 
     fn roll_locked(&self, f: &mut FileState) -> Result<()> {

@@ -67,8 +67,8 @@ fn run_threads(threads: usize, op: Arc<dyn Fn(usize, u64) + Send + Sync>) -> f64
 
 fn writes() {
     println!("## Writes (one 100-byte cell per Put)\n");
-    println!("| durability | writers | puts/s | vs 1 writer | syncs per 1000 puts |");
-    println!("|---|---:|---:|---:|---:|");
+    println!("| durability | writers | puts/s | vs 1 writer | syncs per 1000 puts | µs per sync |");
+    println!("|---|---:|---:|---:|---:|---:|");
     for durability in [Durability::SyncWal, Durability::FsyncWal] {
         let mut base = 0.0;
         for writers in [1usize, 4, 16] {
@@ -85,8 +85,12 @@ fn writes() {
                     .expect("put");
             });
             let before = db.wal().stats();
+            let lat_before = db.wal().sync_latency();
             let rate = run_threads(writers, op);
             let after = db.wal().stats();
+            let lat_after = db.wal().sync_latency();
+            let sync_us = 1e6 * (lat_after.sum_secs - lat_before.sum_secs)
+                / (lat_after.count - lat_before.count).max(1) as f64;
             let puts = (after.appends - before.appends).max(1) as f64;
             let syncs = if durability == Durability::FsyncWal {
                 after.fsyncs - before.fsyncs
@@ -97,7 +101,7 @@ fn writes() {
                 base = rate;
             }
             println!(
-                "| {} | {writers} | {rate:.0} | {:.2}x | {:.0} |",
+                "| {} | {writers} | {rate:.0} | {:.2}x | {:.0} | {sync_us:.1} |",
                 durability.name(),
                 rate / base,
                 1000.0 * syncs / puts
