@@ -84,7 +84,11 @@ impl MemCursor {
         count: usize,
     ) -> Result<MemCursor> {
         let mut c = MemCursor::unfilled(seg, read_point);
-        c.fill_from(Bound::Included(&probe(start)?), count.max(1), Some(row));
+        let count = count.max(1);
+        let n = c
+            .seg
+            .visible_in_row(start, row, read_point, count, &mut c.ahead)?;
+        c.more = n == count;
         Ok(c)
     }
 

@@ -7,9 +7,9 @@ use std::collections::VecDeque;
 use std::ops::Bound;
 use std::sync::atomic::{AtomicI64, AtomicU64, AtomicUsize, Ordering as AtomicOrdering};
 
-use cellar_types::{compare_cells, row_prefix, Cell, CellType, KeyRef};
+use cellar_types::{compare_cells, compare_keys, row_prefix, Cell, CellType, KeyRef};
 
-use crate::skiplist::{SkipList, Splice};
+use crate::skiplist::{Entry, Grouped, SkipList, Splice};
 
 /// A cell ordered as store files order it.
 ///
@@ -54,6 +54,16 @@ impl Ord for MemKey {
             .then_with(|| compare_cells(&self.cell, &other.cell))
     }
 }
+
+impl Grouped for MemKey {
+    fn group(&self) -> &[u8] {
+        self.cell.row()
+    }
+}
+
+/// Per-row bookkeeping of the row index beyond the row's name (its slot, the name's
+/// allocation).
+const ROW_OVERHEAD: usize = 48;
 
 /// Per-cell bookkeeping beyond the serialized bytes (skip-list node, key object).
 const CELL_OVERHEAD: usize = 96;
@@ -126,11 +136,14 @@ impl MemSegment {
         let mut splice = Splice::default();
         let mut size = 0;
         let mut max_seq = 0;
-        for cell in cells {
+        let keys = cells.map(|cell| {
             size += cell.serialized_size(true) + CELL_OVERHEAD;
             max_seq = max_seq.max(cell.seq_id());
-            self.map.insert(MemKey::new(cell), &mut splice);
-        }
+            MemKey::new(cell)
+        });
+        let (rows, names) = self.map.insert_grouped(keys, &mut splice);
+        // A new row's entry in the row index: its name, and the map's slot for it.
+        size += names + rows * ROW_OVERHEAD;
         if size > 0 {
             // Writers of every thread update these: a read first leaves the line
             // shared when nothing changes (the oldest edit time, mostly).
@@ -178,11 +191,52 @@ impl MemSegment {
         row: Option<&[u8]>,
         out: &mut VecDeque<Cell>,
     ) -> usize {
-        let mut n = 0;
         if max == 0 {
             return 0;
         }
-        let mut at = self.map.seek(from);
+        self.walk(self.map.seek(from), read_point, max, row, out)
+    }
+
+    /// [`MemSegment::visible_from`] from `start` of `row` when `start` goes before
+    /// every cell of the row here: the walk starts at the row's first cell, found by
+    /// hash instead of a descent of the skip list (a row not here costs no walk at
+    /// all). A later start (one column of a wide row) seeks as `visible_from` does.
+    pub(crate) fn visible_in_row(
+        &self,
+        start: &KeyRef<'_>,
+        row: &[u8],
+        read_point: u64,
+        max: usize,
+        out: &mut VecDeque<Cell>,
+    ) -> cellar_types::Result<usize> {
+        if max == 0 {
+            return Ok(0);
+        }
+        let Some(head) = self.map.group_head(row) else {
+            return Ok(0);
+        };
+        if compare_keys(start, &head.key().cell.key_ref()) == Ordering::Greater {
+            let from = probe(start)?;
+            return Ok(self.walk(
+                self.map.seek(Bound::Included(&from)),
+                read_point,
+                max,
+                Some(row),
+                out,
+            ));
+        }
+        Ok(self.walk(Some(head), read_point, max, Some(row), out))
+    }
+
+    fn walk(
+        &self,
+        mut at: Option<Entry<'_, MemKey>>,
+        read_point: u64,
+        max: usize,
+        row: Option<&[u8]>,
+        out: &mut VecDeque<Cell>,
+    ) -> usize {
+        let mut n = 0;
         while let Some(e) = at {
             let c = &e.key().cell;
             #[cfg(test)]

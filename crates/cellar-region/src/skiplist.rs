@@ -6,6 +6,10 @@
 //! comparisons instead of a descent from the top (the idea of LevelDB's and RocksDB's
 //! memtable lists).
 //!
+//! Keys that fall into groups (a MemStore cell into its row, [`Grouped`]) may be
+//! inserted with [`SkipList::insert_grouped`], which keeps each group's first node in a
+//! hash index: [`SkipList::group_head`] finds it without a descent.
+//!
 //! Inserting a key equal to one already present replaces it as a map would: the old
 //! node is marked shadowed and skipped by every walk, and the new one goes in front of
 //! it. A reader walking meanwhile may see neither; the MemStore only replaces a cell
@@ -17,11 +21,15 @@
 
 use std::alloc::{self, Layout};
 use std::cell::Cell as LocalCell;
+use std::collections::hash_map::RandomState;
+use std::collections::HashMap;
+use std::hash::BuildHasher;
 use std::marker::PhantomData;
 use std::mem;
 use std::ops::Bound;
 use std::ptr::{self, NonNull};
 use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicUsize, Ordering};
+use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 /// Levels at most: with one node in four reaching the next level, 16 levels order
 /// billions of keys with short walks.
@@ -96,11 +104,59 @@ impl<K> Node<K> {
     }
 }
 
+/// Keys that belong to a group of adjacent keys (a MemStore cell to its row).
+pub trait Grouped {
+    fn group(&self) -> &[u8];
+}
+
+/// Shards of the group index: writers of different groups seldom share a lock.
+const HEAD_SHARDS: usize = 16;
+
+/// A group's first node.
+struct Head<K>(NonNull<Node<K>>);
+
+impl<K> Clone for Head<K> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<K> Copy for Head<K> {}
+
+// SAFETY: a head points to a node of the list that holds the index; it is only
+// dereferenced through that list, under the same rules as the list's own links.
+unsafe impl<K: Send + Sync> Send for Head<K> {}
+// SAFETY: see above.
+unsafe impl<K: Send + Sync> Sync for Head<K> {}
+
+type HeadShard<K> = RwLock<HashMap<Box<[u8]>, Head<K>>>;
+
+/// Each group's first node, by group (empty unless keys go in with `insert_grouped`).
+struct Heads<K> {
+    hasher: RandomState,
+    shards: [HeadShard<K>; HEAD_SHARDS],
+}
+
+impl<K> Heads<K> {
+    fn shard(&self, group: &[u8]) -> &HeadShard<K> {
+        let h = self.hasher.hash_one(group) as usize;
+        &self.shards[h % HEAD_SHARDS]
+    }
+}
+
+fn read<T>(l: &RwLock<T>) -> RwLockReadGuard<'_, T> {
+    l.read().unwrap_or_else(|e| e.into_inner())
+}
+
+fn write<T>(l: &RwLock<T>) -> RwLockWriteGuard<'_, T> {
+    l.write().unwrap_or_else(|e| e.into_inner())
+}
+
 /// An insert-only concurrent ordered set (see the module documentation).
 pub struct SkipList<K> {
     head: [AtomicPtr<Node<K>>; MAX_HEIGHT],
     /// Levels in use (the tallest node's height; at least 1).
     height: AtomicUsize,
+    heads: Heads<K>,
     _owns: PhantomData<Box<Node<K>>>,
 }
 
@@ -117,6 +173,10 @@ impl<K> Default for SkipList<K> {
         SkipList {
             head: std::array::from_fn(|_| AtomicPtr::new(ptr::null_mut())),
             height: AtomicUsize::new(1),
+            heads: Heads {
+                hasher: RandomState::new(),
+                shards: std::array::from_fn(|_| RwLock::new(HashMap::new())),
+            },
             _owns: PhantomData,
         }
     }
@@ -351,8 +411,14 @@ impl<K: Ord> SkipList<K> {
     }
 
     /// Inserts `key` (replacing an equal key), starting from where `splice` last left
-    /// this list.
+    /// this list (the MemStore inserts with [`SkipList::insert_grouped`]).
+    #[cfg(test)]
     pub fn insert(&self, key: K, splice: &mut Splice<K>) {
+        self.insert_node(key, splice);
+    }
+
+    /// [`SkipList::insert`], returning the new node.
+    fn insert_node(&self, key: K, splice: &mut Splice<K>) -> NonNull<Node<K>> {
         let height = random_height();
         // Every writer reads the height; only a taller node writes it (the line stays
         // shared between writers' cores otherwise).
@@ -416,6 +482,96 @@ impl<K: Ord> SkipList<K> {
             }
             splice.prev[level] = Some(node);
         }
+        node
+    }
+
+    /// Inserts `keys` as [`SkipList::insert`] does, then records for each group they
+    /// touch the first of its nodes, if it goes before the group's recorded head (one
+    /// index update per run of a group's keys, not per key). A key inserted goes into
+    /// the index only after it is linked, so a reader meanwhile may start after it:
+    /// the MemStore's keys become readable only once their edit completes, after this.
+    /// Returns how many groups it added to the index, and the bytes of their names.
+    pub fn insert_grouped(
+        &self,
+        keys: impl Iterator<Item = K>,
+        splice: &mut Splice<K>,
+    ) -> (usize, usize)
+    where
+        K: Grouped,
+    {
+        let mut added = (0, 0);
+        let mut add = |bytes: Option<usize>| {
+            if let Some(b) = bytes {
+                added.0 += 1;
+                added.1 += b;
+            }
+        };
+        let mut run: Option<NonNull<Node<K>>> = None;
+        for key in keys {
+            let node = self.insert_node(key, splice);
+            run = match run {
+                // SAFETY: both are nodes of this list, which `self` borrows.
+                Some(first) => unsafe {
+                    let (a, b) = (Node::key(first), Node::key(node));
+                    if a.group() != b.group() {
+                        add(self.offer_head(first));
+                        Some(node)
+                    } else if b <= a {
+                        // An equal key replaced the first: the newer node leads.
+                        Some(node)
+                    } else {
+                        Some(first)
+                    }
+                },
+                None => Some(node),
+            };
+        }
+        if let Some(first) = run {
+            add(self.offer_head(first));
+        }
+        added
+    }
+
+    /// Records `node` as its group's head unless the recorded one goes before it;
+    /// the bytes of the group's name when it is new to the index.
+    fn offer_head(&self, node: NonNull<Node<K>>) -> Option<usize>
+    where
+        K: Grouped,
+    {
+        // SAFETY: `node` is a node of this list, which `self` borrows; so are the
+        // recorded heads.
+        let key = unsafe { Node::key(node) };
+        let shard = self.heads.shard(key.group());
+        // SAFETY: as above.
+        let goes_before = |h: Head<K>| unsafe { Node::key(h.0) } < key;
+        if read(shard)
+            .get(key.group())
+            .is_some_and(|h| goes_before(*h))
+        {
+            return None;
+        }
+        let mut map = write(shard);
+        match map.get_mut(key.group()) {
+            Some(h) if goes_before(*h) => None,
+            Some(h) => {
+                *h = Head(node);
+                None
+            }
+            None => {
+                map.insert(key.group().into(), Head(node));
+                Some(key.group().len())
+            }
+        }
+    }
+
+    /// The first key of `group` (from the index kept by `insert_grouped`), or `None`
+    /// when no key of it went in that way.
+    pub fn group_head(&self, group: &[u8]) -> Option<Entry<'_, K>>
+    where
+        K: Grouped,
+    {
+        let head = read(self.heads.shard(group)).get(group).copied()?;
+        unshadowed(Some(head.0)).map(Entry::new)
     }
 
     /// Every key in order.
@@ -461,3 +617,7 @@ impl<K> Drop for SkipList<K> {
 #[cfg(test)]
 #[path = "skiplist_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "skiplist_group_tests.rs"]
+mod group_tests;
