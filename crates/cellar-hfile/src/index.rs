@@ -102,6 +102,60 @@ pub fn parse_non_root(payload: &[u8], offset: u64) -> Result<Vec<IndexEntry>> {
     Ok(entries)
 }
 
+/// Searches a leaf or intermediate index block where it lies (HBase's
+/// `binarySearchNonRootIndex`): the block offset and on-disk size of the last entry
+/// whose key is ≤ `key`, or of the first entry when `key` sorts before all. Reads only
+/// the keys the binary search compares; parses and copies nothing else.
+pub fn search_non_root(payload: &[u8], key: &KeyRef<'_>, offset: u64) -> Result<(u64, u32)> {
+    let bad = |what: &str| HFileError::corrupt(offset, what.to_string());
+    let mut r = Reader::new(payload, offset);
+    let n = r.len32()?;
+    if n == 0 {
+        return Err(bad("empty index block"));
+    }
+    let base = n
+        .checked_add(2)
+        .and_then(|w| w.checked_mul(4))
+        .filter(|&b| b <= payload.len())
+        .ok_or_else(|| bad("index block secondary index runs past the block"))?;
+    let secondary = |i: usize| -> usize {
+        let at = 4 + 4 * i;
+        i32::from_be_bytes([
+            payload[at],
+            payload[at + 1],
+            payload[at + 2],
+            payload[at + 3],
+        ]) as u32 as usize
+    };
+    // Entry `i`: (block offset, on-disk size, key), bounds checked.
+    let entry_at = |i: usize| -> Result<(&[u8], &[u8])> {
+        let (start, end) = (secondary(i), secondary(i + 1));
+        if end < start.saturating_add(12) || end > payload.len() - base {
+            return Err(bad("index block secondary index is inconsistent"));
+        }
+        let e = &payload[base + start..base + end];
+        Ok((&e[..12], &e[12..]))
+    };
+    let (mut lo, mut hi) = (0usize, n);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        let (_, k) = entry_at(mid)?;
+        let k = KeyRef::parse(k)
+            .map_err(|e| HFileError::corrupt(offset, format!("bad index key: {e}")))?;
+        if compare_keys(&k, key) == Ordering::Greater {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    let (head, _) = entry_at(lo.saturating_sub(1))?;
+    let mut h = Reader::new(head, offset);
+    let block_offset = h.i64()?;
+    let size = h.i32()?;
+    let e = entry(block_offset, size, Vec::new(), offset)?;
+    Ok((e.offset, e.on_disk_size))
+}
+
 /// Index of the last entry whose key is ≤ `key`, or None when `key` sorts before all.
 pub fn search(entries: &[IndexEntry], key: &KeyRef<'_>, offset: u64) -> Result<Option<usize>> {
     let mut lo = 0usize;
@@ -428,5 +482,44 @@ mod tests {
         assert_eq!(search(&entries, &k, 0).unwrap(), Some(2));
         let k = KeyRef::first_on_row(&[]);
         assert_eq!(search(&entries, &k, 0).unwrap(), None);
+    }
+
+    #[test]
+    fn non_root_search_in_place_agrees_with_parsing_and_rejects_garbage() {
+        for count in [1u8, 2, 3, 7, 40] {
+            let entries: Vec<IndexEntry> = (0..count)
+                .map(|i| IndexEntry {
+                    key: KeyRef::first_on_row(&[i * 2 + 1]).to_vec(),
+                    offset: i as u64 * 100,
+                    on_disk_size: 99 + i as u32,
+                })
+                .collect();
+            let bytes = encode_non_root(&entries);
+            for probe in 0..=(count * 2 + 2) {
+                for k in [
+                    KeyRef::first_on_row(&[probe]),
+                    KeyRef::last_on_row(&[probe]),
+                ] {
+                    let want = &entries[search(&entries, &k, 0).unwrap().unwrap_or(0)];
+                    assert_eq!(
+                        search_non_root(&bytes, &k, 0).unwrap(),
+                        (want.offset, want.on_disk_size),
+                        "{count} entries, probe {probe}"
+                    );
+                }
+            }
+            let row = [count];
+            let k = KeyRef::first_on_row(&row);
+            for cut in 0..bytes.len() {
+                let _ = search_non_root(&bytes[..cut], &k, 0);
+            }
+            let mut flipped = bytes.clone();
+            for i in 0..flipped.len() {
+                flipped[i] ^= 0xff;
+                let _ = search_non_root(&flipped, &k, 0);
+                flipped[i] ^= 0xff;
+            }
+        }
+        assert!(search_non_root(&encode_non_root(&[]), &KeyRef::first_on_row(b"a"), 0).is_err());
     }
 }

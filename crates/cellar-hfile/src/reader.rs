@@ -15,7 +15,9 @@ use crate::compression::Compression;
 use crate::encoding::{CellFormat, DataBlockEncoding};
 use crate::error::{HFileError, Result};
 use crate::file_info::{self as fi, FileInfo};
-use crate::index::{parse_mid_key, parse_non_root, parse_root, search, IndexEntry, MidKeyMetadata};
+use crate::index::{
+    parse_mid_key, parse_non_root, parse_root, search, search_non_root, IndexEntry, MidKeyMetadata,
+};
 use crate::scanner::Scanner;
 use crate::trailer::{Trailer, TRAILER_SIZE};
 
@@ -434,32 +436,28 @@ impl HFileReader {
         self.data_block_at(prev as u64).map(Some)
     }
 
-    /// The index entry of the data block that may hold `key`, descending every index
-    /// level; None when `key` sorts before the first block.
-    pub fn locate(&self, key: &KeyRef<'_>) -> Result<Option<IndexEntry>> {
-        let Some(mut i) = search(&self.root, key, self.trailer.load_on_open_offset)? else {
+    /// The offset of the data block that may hold `key`, descending every index level
+    /// (each non-root level searched where its cached block lies); None when `key`
+    /// sorts before the first block.
+    pub fn locate(&self, key: &KeyRef<'_>) -> Result<Option<u64>> {
+        let Some(i) = search(&self.root, key, self.trailer.load_on_open_offset)? else {
             return Ok(None);
         };
-        let mut entry = self.root[i].clone();
+        let mut at = self.root[i].offset;
         for _ in 1..self.trailer.num_data_index_levels.max(1) {
-            let b = self.block_at(entry.offset)?;
+            let b = self.block_at(at)?;
             if !matches!(
                 b.header.block_type,
                 BlockType::LeafIndex | BlockType::IntermediateIndex
             ) {
                 return Err(HFileError::corrupt(
-                    entry.offset,
+                    at,
                     "index entry does not point at an index block",
                 ));
             }
-            let children = parse_non_root(&b.payload, entry.offset)?;
-            if children.is_empty() {
-                return Err(HFileError::corrupt(entry.offset, "empty index block"));
-            }
-            i = search(&children, key, entry.offset)?.unwrap_or(0);
-            entry = children[i].clone();
+            at = search_non_root(&b.payload, key, at)?.0;
         }
-        Ok(Some(entry))
+        Ok(Some(at))
     }
 
     /// HBase's mid-key: from the mid-key metadata of a multi-level index, else the

@@ -85,12 +85,10 @@ impl<R: Deref<Target = HFileReader>> FileScanner<R> {
     /// Positions at the first cell whose key is ≥ `key` (sequence ids ignored); false
     /// when every cell sorts before it.
     pub fn seek(&mut self, key: &KeyRef<'_>) -> Result<bool> {
-        let Some(entry) = self.reader.locate(key)? else {
+        let Some(at) = self.reader.locate(key)? else {
             return self.seek_to_first();
         };
-        let block = self
-            .reader
-            .data_block_cached(entry.offset, self.cache_blocks)?;
+        let block = self.reader.data_block_cached(at, self.cache_blocks)?;
         let pos = block.lower_bound(0, key);
         self.settle_forward(Some(block), pos)
     }
@@ -120,11 +118,11 @@ impl<R: Deref<Target = HFileReader>> FileScanner<R> {
 
     /// Positions at the last cell whose key is < `key`; false when there is none.
     pub fn seek_before(&mut self, key: &KeyRef<'_>) -> Result<bool> {
-        let Some(entry) = self.reader.locate(key)? else {
+        let Some(at) = self.reader.locate(key)? else {
             self.block = None;
             return Ok(false);
         };
-        let mut block = Some(self.reader.data_block_at(entry.offset)?);
+        let mut block = Some(self.reader.data_block_at(at)?);
         let mut first = true;
         while let Some(b) = block {
             let pos = if first {
