@@ -305,6 +305,12 @@ impl BloomMeta {
 
     /// The chunk that may hold `hash_key`: the last whose first key is ≤ it.
     pub fn chunk_for(&self, hash_key: &[u8], cell_keys: bool) -> Option<&IndexEntry> {
+        self.chunk_index_for(hash_key, cell_keys)
+            .map(|i| &self.chunks[i])
+    }
+
+    /// The position in `chunks` of the chunk that would hold `hash_key`.
+    pub fn chunk_index_for(&self, hash_key: &[u8], cell_keys: bool) -> Option<usize> {
         let idx = self.chunks.partition_point(|c| {
             let ord = if cell_keys {
                 match (KeyRef::parse(&c.key), KeyRef::parse(hash_key)) {
@@ -316,7 +322,7 @@ impl BloomMeta {
             };
             ord != Ordering::Greater
         });
-        idx.checked_sub(1).map(|i| &self.chunks[i])
+        idx.checked_sub(1)
     }
 
     /// True when `hash_key` may be in `chunk_bits`.

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use cellar_io::{FileSystem, ReadableFile};
 use cellar_types::{Bytes, KeyRef};
@@ -37,6 +37,11 @@ pub struct HFileReader {
     blocks_end: u64,
     bloom: Option<(BloomType, BloomMeta)>,
     delete_bloom: Option<BloomMeta>,
+    /// The bloom chunks read so far, kept with the open file (RocksDB's filter blocks
+    /// outside the cache, its default): a bloom check is then a hash and a bit test,
+    /// without a block-cache lookup. One slot per chunk of `bloom`, then of
+    /// `delete_bloom`.
+    bloom_chunks: Vec<OnceLock<Arc<Block>>>,
     cache: Option<Arc<BlockCache>>,
     /// Why the blooms are bypassed, once one was found damaged (blooms are advisory:
     /// every answer is then "maybe", and reads go to the data blocks).
@@ -188,7 +193,10 @@ impl HFileReader {
             }
             None => None,
         };
+        let chunk_slots = bloom.as_ref().map_or(0, |(_, m)| m.chunks.len())
+            + delete_bloom.as_ref().map_or(0, |m| m.chunks.len());
         Ok(HFileReader {
+            bloom_chunks: (0..chunk_slots).map(|_| OnceLock::new()).collect(),
             id: NEXT_FILE_ID.fetch_add(1, Ordering::Relaxed),
             file,
             trailer,
@@ -490,10 +498,20 @@ impl HFileReader {
         if self.bloom_damaged.load(Ordering::Acquire) {
             return Ok(true);
         }
-        let Some(chunk) = meta.chunk_for(hash_key, cell_keys) else {
+        let Some(i) = meta.chunk_index_for(hash_key, cell_keys) else {
             return Ok(false);
         };
-        let b = match self.block_at(chunk.offset) {
+        // The delete bloom's slots follow the general bloom's.
+        let first_slot = match &self.bloom {
+            Some((_, m)) if !std::ptr::eq(m, meta) => m.chunks.len(),
+            _ => 0,
+        };
+        let slot = self.bloom_chunks.get(first_slot + i);
+        if let Some(b) = slot.and_then(OnceLock::get) {
+            return Ok(meta.chunk_contains(&b.payload, hash_key));
+        }
+        let offset = meta.chunks[i].offset;
+        let b = match self.block_at(offset) {
             Ok(b) => b,
             Err(e) => {
                 self.bloom_damaged(e.to_string());
@@ -502,12 +520,15 @@ impl HFileReader {
         };
         if b.header.block_type != BlockType::Bloom {
             self.bloom_damaged(format!(
-                "bloom index points at a non-bloom block at offset {}",
-                chunk.offset
+                "bloom index points at a non-bloom block at offset {offset}"
             ));
             return Ok(true);
         }
-        Ok(meta.chunk_contains(&b.payload, hash_key))
+        let found = meta.chunk_contains(&b.payload, hash_key);
+        if let Some(slot) = slot {
+            let _ = slot.set(b);
+        }
+        Ok(found)
     }
 
     /// False when the bloom filter proves the row is absent. Without a usable bloom the
@@ -523,7 +544,11 @@ impl HFileReader {
                         return Ok(true);
                     }
                 }
-                self.bloom_check(meta, &t.hash_key(row, b""), false)
+                let key = match t {
+                    BloomType::RowPrefixFixedLength(n) => &row[..(*n).min(row.len())],
+                    _ => row,
+                };
+                self.bloom_check(meta, key, false)
             }
             _ => Ok(true),
         }

@@ -269,3 +269,57 @@ fn empty_file_round_trips() {
     assert!(!r.might_contain_row(b"x").unwrap());
     assert_eq!(r.verify().unwrap(), 0);
 }
+
+#[test]
+fn bloom_chunks_stay_with_the_open_file_and_answer_alike() {
+    let fs = MemoryFs::new();
+    let mut cells: Vec<Cell> = (0..3000)
+        .map(|i| Cell::put(format!("row{i:06}"), &b"f"[..], &b"q"[..], 2, &b"v"[..]).unwrap())
+        .collect();
+    cells.extend((0..3000).step_by(3).map(|i| {
+        Cell::new(
+            format!("row{i:06}"),
+            &b"f"[..],
+            &b""[..],
+            1,
+            CellType::DeleteFamily,
+            &b""[..],
+        )
+        .unwrap()
+    }));
+    cells.sort();
+    let opts = WriterOptions {
+        bloom_block_size: 256,
+        ..WriterOptions::default()
+    };
+    write(&fs, Path::new("p"), &cells, opts);
+    let cache = std::sync::Arc::new(cellar_hfile::BlockCache::new(1 << 20));
+    let r = HFileReader::open(&fs, Path::new("p"), Some(cache.clone())).unwrap();
+    let ask = |i: usize| {
+        let row = format!("row{:06}", i % 3000 + if i >= 3000 { 7000 } else { 0 });
+        (
+            r.might_contain_row(row.as_bytes()).unwrap(),
+            r.might_contain_delete_family(row.as_bytes()).unwrap(),
+        )
+    };
+    let first: Vec<_> = (0..6000).map(ask).collect();
+    let lookups = |s: cellar_hfile::CacheStats| s.hits + s.misses;
+    let after_first = lookups(cache.stats());
+    assert!(after_first > 0, "the first pass reads the chunks");
+    let second: Vec<_> = (0..6000).map(ask).collect();
+    assert_eq!(first, second);
+    assert_eq!(
+        lookups(cache.stats()),
+        after_first,
+        "a chunk read once is not looked up in the cache again"
+    );
+    // Present rows are never denied; delete markers are found where they are.
+    for (i, (row, delete)) in first.iter().enumerate().take(3000) {
+        assert!(row, "row {i} denied");
+        if i % 3 == 0 {
+            assert!(delete, "delete family of row {i} denied");
+        }
+    }
+    let absent = first[3000..].iter().filter(|(row, _)| *row).count();
+    assert!(absent < 150, "{absent} false positives of 3000");
+}
