@@ -38,6 +38,8 @@ pub enum Maintenance {
     Compact(String),
     /// After an open: each store that needs a compaction, on its own.
     CompactStores(String),
+    /// The database is closing: the maintenance task ends.
+    Stop,
 }
 
 /// Counters of a region.

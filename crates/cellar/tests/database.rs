@@ -391,3 +391,65 @@ fn a_flush_frees_the_log_a_meta_edit_pinned() {
     assert_eq!(value(&db, "t", "row09999"), Some(vec![b'x'; 4096]));
     assert_eq!(value(&db, "t", "row00000"), Some(vec![b'x'; 4096]));
 }
+
+/// The directory after a close: every file with its length.
+fn listing(root: &Path) -> Vec<(std::path::PathBuf, u64)> {
+    let mut files = Vec::new();
+    files_under(&cellar_io::LocalFs, root, &mut files);
+    let mut out: Vec<_> = files
+        .into_iter()
+        .filter(|p| p.file_name().is_some_and(|n| n != "LOCK"))
+        .map(|p| {
+            let len = std::fs::metadata(&p).map(|m| m.len()).unwrap_or(0);
+            (p, len)
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// Once `close` returns, nothing of the closed database touches its directory: the
+/// maintenance task (flushes, compactions, splits asked for while writing or at open)
+/// ends before the regions close and the lock goes. A compaction or split finishing
+/// after it rolled and pruned store manifests under the next process to open the
+/// directory ("MANIFEST-…: not found", the region left offline).
+#[test]
+fn nothing_touches_the_directory_after_close() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(
+        tmp.path().join("cellar.toml"),
+        "\"hbase.hregion.memstore.flush.size\" = 65536\n\"hbase.hstore.compaction.min.size\" = 0\n",
+    )
+    .unwrap();
+    for round in 0..6u64 {
+        let db = Database::open(tmp.path()).unwrap();
+        if !db.table_exists("t") {
+            db.create_table(table("t", Durability::SyncWal)).unwrap();
+        }
+        let t = db.table("t").unwrap();
+        for i in 0..1500u64 {
+            t.put(Put::new(format!("r{round}-{i:05}")).add_column("f", "q", vec![b'v'; 300]))
+                .unwrap();
+        }
+        db.close().unwrap();
+        // Written and closed at once, then opened and closed at once: the open asks
+        // for compactions of the stores with many files.
+        for step in ["write", "open"] {
+            if step == "open" {
+                Database::open(tmp.path()).unwrap().close().unwrap();
+            }
+            let before = listing(tmp.path());
+            // A real pause: the task that must not run after close uses real threads.
+            #[allow(clippy::disallowed_methods)]
+            std::thread::sleep(std::time::Duration::from_millis(300));
+            assert_eq!(
+                listing(tmp.path()),
+                before,
+                "round {round}: files changed after the close that followed the {step}"
+            );
+        }
+    }
+    let db = Database::open(tmp.path()).unwrap();
+    let rows = db.table("t").unwrap().scan(&Scan::new()).unwrap().count();
+    assert_eq!(rows, 6 * 1500);
+}

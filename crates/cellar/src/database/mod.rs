@@ -16,14 +16,15 @@ pub(crate) mod files;
 mod maintenance;
 
 use std::path::{Path, PathBuf};
-use std::sync::mpsc::channel;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{channel, Sender};
 use std::sync::Arc;
 use std::time::Duration;
 
 use cellar_api::{ServerName, TableDescriptor};
 use cellar_hfile::BlockCache;
 use cellar_io::{Clock, Executor, FileSystem, LocalFs, SystemClock, TaskHandle, Threads};
-use cellar_region::Config;
+use cellar_region::{Config, Maintenance};
 use cellar_wal::{Wal, WalEdit, WalOptions};
 
 use crate::client::{LocalConnection, LocalTable};
@@ -91,6 +92,8 @@ pub struct Database {
     replay: cellar_wal::ReplayReport,
     closed: bool,
     worker: Option<TaskHandle>,
+    /// Ends the maintenance task: its channel and the flag it checks.
+    stop: Option<(Sender<Maintenance>, Arc<AtomicBool>)>,
     _lock: Option<std::fs::File>,
 }
 
@@ -130,6 +133,7 @@ impl Database {
             },
         )?;
         let (tx, rx) = channel();
+        let stop_tx = tx.clone();
         let server = Arc::new(RegionServer::new(ServerParts {
             name: ServerName::new("localhost", 0, opts.clock.now_millis()),
             root: root.clone(),
@@ -150,13 +154,15 @@ impl Database {
             },
             edits,
         )?);
+        let stopping = Arc::new(AtomicBool::new(false));
         let worker = if opts.background {
             let weak = Arc::downgrade(&master);
+            let stop = stopping.clone();
             Some(
                 opts.executor
                     .spawn(
                         "cellar-maintenance",
-                        Box::new(move || maintenance_loop(weak, rx)),
+                        Box::new(move || maintenance_loop(weak, rx, stop)),
                     )
                     .map_err(|e| DbError::Open {
                         path: root.clone(),
@@ -175,6 +181,7 @@ impl Database {
             replay,
             closed: false,
             worker,
+            stop: opts.background.then_some((stop_tx, stopping)),
             _lock: lock_file,
         })
     }
@@ -348,13 +355,22 @@ impl Database {
         if std::mem::replace(&mut self.closed, true) {
             return Ok(());
         }
+        // The maintenance task ends first, its current work done: nothing may run a
+        // flush, compaction or split of this process once its regions are closed and
+        // the directory lock is let go.
+        if let Some((tx, stopping)) = self.stop.take() {
+            stopping.store(true, Ordering::Release);
+            let _ = tx.send(Maintenance::Stop);
+        }
+        if let Some(worker) = self.worker.take() {
+            if !worker.join() {
+                tracing::warn!("the maintenance task had panicked");
+            }
+        }
         let mut first_err = self.server.close_all().err();
         if let Err(e) = self.master.close() {
             first_err.get_or_insert(e);
         }
-        // The worker holds only a weak reference to the master and exits once its
-        // channel closes or the master goes.
-        drop(self.worker.take());
         if let Err(e) = self.server.wal().close() {
             first_err.get_or_insert(e.into());
         }
