@@ -494,17 +494,19 @@ impl HFileReader {
     }
 
     /// A bloom's answer; a damaged bloom answers "maybe" (and is bypassed from then on).
-    fn bloom_check(&self, meta: &BloomMeta, hash_key: &[u8], cell_keys: bool) -> Result<bool> {
+    /// `first_slot`: where `meta`'s chunks start in `bloom_chunks`.
+    fn bloom_check(
+        &self,
+        meta: &BloomMeta,
+        first_slot: usize,
+        hash_key: &[u8],
+        cell_keys: bool,
+    ) -> Result<bool> {
         if self.bloom_damaged.load(Ordering::Acquire) {
             return Ok(true);
         }
         let Some(i) = meta.chunk_index_for(hash_key, cell_keys) else {
             return Ok(false);
-        };
-        // The delete bloom's slots follow the general bloom's.
-        let first_slot = match &self.bloom {
-            Some((_, m)) if !std::ptr::eq(m, meta) => m.chunks.len(),
-            _ => 0,
         };
         let slot = self.bloom_chunks.get(first_slot + i);
         if let Some(b) = slot.and_then(OnceLock::get) {
@@ -548,7 +550,7 @@ impl HFileReader {
                     BloomType::RowPrefixFixedLength(n) => &row[..(*n).min(row.len())],
                     _ => row,
                 };
-                self.bloom_check(meta, key, false)
+                self.bloom_check(meta, 0, key, false)
             }
             _ => Ok(true),
         }
@@ -559,7 +561,7 @@ impl HFileReader {
     pub fn might_contain_row_col(&self, row: &[u8], qualifier: &[u8]) -> Result<bool> {
         match &self.bloom {
             Some((BloomType::RowCol, meta)) => {
-                self.bloom_check(meta, &BloomType::RowCol.hash_key(row, qualifier), true)
+                self.bloom_check(meta, 0, &BloomType::RowCol.hash_key(row, qualifier), true)
             }
             _ => self.might_contain_row(row),
         }
@@ -571,7 +573,11 @@ impl HFileReader {
             return Ok(false);
         }
         match &self.delete_bloom {
-            Some(meta) => self.bloom_check(meta, row, false),
+            Some(meta) => {
+                // The delete bloom's slots follow the general bloom's.
+                let first = self.bloom.as_ref().map_or(0, |(_, m)| m.chunks.len());
+                self.bloom_check(meta, first, row, false)
+            }
             None => Ok(true),
         }
     }

@@ -24,7 +24,7 @@ pub(crate) fn maintenance_loop(
 ) {
     loop {
         let msg = rx.recv_timeout(Duration::from_secs(60));
-        if stopping.load(Ordering::Acquire) || msg == Ok(Maintenance::Stop) {
+        if stopping.load(Ordering::Acquire) {
             return;
         }
         let Some(master) = master.upgrade() else {
