@@ -3,15 +3,15 @@
 //! is all a forward scan needs and lets file cursors stay inside their current block.
 
 use std::cmp::Ordering;
-use std::collections::VecDeque;
 use std::ops::Bound;
 use std::sync::Arc;
 
 use cellar_hfile::{FileScanner, HFileReader};
-use cellar_types::{compare_cells, compare_keys, row_prefix, Cell, KeyRef};
+use cellar_types::{compare_cells, row_prefix, Cell, KeyRef};
 
 use crate::error::{RegionError, Result};
 use crate::memstore::{probe, MemKey, MemSegment};
+use crate::skiplist::Position;
 use crate::store::Half;
 
 /// A forward cursor over sorted cells.
@@ -33,141 +33,66 @@ fn beyond_rows() -> Vec<u8> {
 }
 
 /// A cursor over a MemStore segment, showing only cells at or below a read point. It
-/// keeps the next visible cells it walked past, so that stepping and short reseeks
-/// (column to column) cost one skip-list search per batch rather than one per cell.
-/// Opening takes one cell (a Get of a row the segment does not hold reads no more).
-/// The batch adapts: it doubles (up to 256) while the cursor uses what it fetched, and
-/// halves (down to 1) when reseeks jump past most of it — a Get seeking from column to
-/// column past many versions of each then reads no more than it would cell by cell.
-/// Batching is safe because every cell at or below the read point was in the segment
-/// when the read point was taken.
+/// stands on a node of the segment's skip list (which lives as long as the segment the
+/// cursor holds), so it hands out the cells where they lie: stepping follows one
+/// pointer and copies nothing, and a reseek a few cells on steps there instead of
+/// searching. Every cell at or below the read point was in the segment when the read
+/// point was taken, so hiding the ones above it is all a read needs.
 pub struct MemCursor {
     seg: Arc<MemSegment>,
-    /// The cell under the cursor, then the visible cells after it.
-    ahead: VecDeque<Cell>,
-    /// Whether cells past the last in `ahead` may remain.
-    more: bool,
-    /// Cells to fetch at the next refill or reseek past the buffer.
-    batch: usize,
+    /// The visible cell under the cursor.
+    at: Option<Position<MemKey>>,
     read_point: u64,
+    /// A Get's cursor: it ends with its row.
+    row_only: bool,
 }
-
-const FIRST_BATCH: usize = 4;
-const MAX_BATCH: usize = 256;
 
 impl MemCursor {
     pub fn new(seg: Arc<MemSegment>, read_point: u64, start: &KeyRef<'_>) -> Result<MemCursor> {
-        let mut c = MemCursor::unfilled(seg, read_point);
-        c.fill_from(Bound::Included(&probe(start)?), 1, None);
-        Ok(c)
-    }
-
-    fn unfilled(seg: Arc<MemSegment>, read_point: u64) -> MemCursor {
-        MemCursor {
+        let at = seg.seek_visible(start, read_point);
+        Ok(MemCursor {
             seg,
-            ahead: VecDeque::new(),
-            more: true,
-            batch: FIRST_BATCH,
+            at,
             read_point,
-        }
+            row_only: false,
+        })
     }
 
-    /// A Get's cursor: opens on up to `count` visible cells of `row` from `start` in one
-    /// walk (a whole-row Get takes the row's cells in one skip-list search rather than
-    /// one per batch). When the row ends within them, the cursor ends there: a Get
-    /// reads no further.
+    /// A Get's cursor: the visible cells of `row` from `start`, ending with the row (a
+    /// Get reads no further; a row not in the segment costs one hash lookup).
     pub fn for_row(
         seg: Arc<MemSegment>,
         read_point: u64,
         start: &KeyRef<'_>,
         row: &[u8],
-        count: usize,
-    ) -> Result<MemCursor> {
-        let mut c = MemCursor::unfilled(seg, read_point);
-        let count = count.max(1);
-        let n = c
-            .seg
-            .visible_in_row(start, row, read_point, count, &mut c.ahead)?;
-        c.more = n == count;
-        Ok(c)
-    }
-
-    /// Replaces the buffered cells with the first `count` visible cells from `from`
-    /// (of `row` only, when given).
-    fn fill_from(&mut self, from: Bound<&MemKey>, count: usize, row: Option<&[u8]>) {
-        self.ahead.clear();
-        let n = self
-            .seg
-            .visible_from(from, self.read_point, count, row, &mut self.ahead);
-        self.more = n == count;
-    }
-
-    /// Refills after the last buffered cell, which stays under the cursor's feet.
-    fn refill_after_last(&mut self) {
-        let Some(last) = self.ahead.pop_back() else {
-            return;
-        };
-        self.ahead.clear();
-        let k = MemKey::new(last);
-        let n = self.seg.visible_from(
-            Bound::Excluded(&k),
-            self.read_point,
-            self.batch,
-            None,
-            &mut self.ahead,
-        );
-        self.more = n == self.batch;
-        self.batch = (self.batch * 2).min(MAX_BATCH);
+    ) -> MemCursor {
+        let at = seg.row_start_visible(start, row, read_point);
+        MemCursor {
+            seg,
+            at,
+            read_point,
+            row_only: true,
+        }
     }
 }
 
 impl CellCursor for MemCursor {
     fn peek(&self) -> Option<&Cell> {
-        self.ahead.front()
+        self.at.and_then(|p| self.seg.cell_at(p))
     }
 
     fn advance(&mut self) -> Result<()> {
-        if self.ahead.len() == 1 && self.more {
-            self.refill_after_last();
-        } else {
-            self.ahead.pop_front();
+        if let Some(p) = self.at {
+            self.at = self.seg.next_visible(p, self.read_point, self.row_only);
         }
         Ok(())
     }
 
     fn reseek(&mut self, key: &KeyRef<'_>) -> Result<()> {
-        let Some(c) = self.ahead.front() else {
-            return Ok(());
-        };
-        if compare_keys(&c.key_ref(), key) != Ordering::Less {
-            return Ok(());
-        }
-        let in_buffer = self
-            .ahead
-            .back()
-            .is_some_and(|last| compare_keys(&last.key_ref(), key) != Ordering::Less);
-        if in_buffer {
-            while self
-                .ahead
-                .front()
-                .is_some_and(|c| compare_keys(&c.key_ref(), key) == Ordering::Less)
-            {
-                self.ahead.pop_front();
-            }
-        } else if self.more {
-            // Cells fetched and jumped over unseen: half the batch or more means it is
-            // too large for how this cursor moves (a batch of one grows to two and
-            // comes back when the second cell goes unseen). The single cell an opening
-            // fetched says nothing either way.
-            let skipped = self.ahead.len() - 1;
-            if skipped * 2 >= self.batch {
-                self.batch = (self.batch / 2).max(1);
-            } else if self.ahead.len() > 1 || self.batch == 1 {
-                self.batch = (self.batch * 2).min(MAX_BATCH);
-            }
-            self.fill_from(Bound::Included(&probe(key)?), self.batch, None);
-        } else {
-            self.ahead.clear();
+        if let Some(p) = self.at {
+            self.at = self
+                .seg
+                .reseek_visible(p, key, self.read_point, self.row_only);
         }
         Ok(())
     }
@@ -183,23 +108,13 @@ impl CellCursor for MemCursor {
                 }
             };
             let Some(prev) = prev else {
-                self.ahead.clear();
-                self.more = false;
+                self.at = None;
                 return Ok(());
             };
             let r = prev.row().to_vec();
-            let start = probe(&KeyRef::first_on_row(&r))?;
             // The first visible cell of that row, looking no further than the row.
-            self.ahead.clear();
-            let found = self.seg.visible_from(
-                Bound::Included(&start),
-                self.read_point,
-                1,
-                Some(&r),
-                &mut self.ahead,
-            );
-            if found == 1 {
-                self.more = true;
+            self.at = self.seg.row_first_visible(&r, self.read_point);
+            if self.at.is_some() {
                 return Ok(());
             }
             bound = Some(r);
@@ -668,8 +583,7 @@ mod tests {
         assert!(walked < 4 * (rows as usize + 800), "walked {walked} cells");
     }
 
-    /// A Get's cursor yields the row's visible cells and ends with the row, whatever
-    /// its opening batch; a batch smaller than the row goes on batch by batch.
+    /// A Get's cursor yields the row's visible cells and ends with the row.
     #[test]
     fn get_cursor_reads_its_row_and_ends_there() {
         let (seg, visible) = segment();
@@ -680,31 +594,20 @@ mod tests {
                 .filter(|c| c.row() == name)
                 .cloned()
                 .collect();
-            for batch in [1usize, 2, 3, 32] {
-                let mut c = MemCursor::for_row(
-                    seg.clone(),
-                    1000,
-                    &KeyRef::first_on_row(&name),
-                    &name,
-                    batch,
-                )
-                .unwrap();
-                let mut seen = Vec::new();
-                while let Some(x) = c.peek() {
-                    if x.row() != name.as_slice() {
-                        break;
-                    }
-                    seen.push(x.clone());
-                    c.advance().unwrap();
-                }
-                assert_eq!(seen, want, "row {row} batch {batch}");
-                if batch > want.len() {
-                    assert!(c.peek().is_none(), "the cursor ends with the row");
-                }
+            let mut c = MemCursor::for_row(seg.clone(), 1000, &KeyRef::first_on_row(&name), &name);
+            let mut seen = Vec::new();
+            while let Some(x) = c.peek() {
+                assert_eq!(x.row(), name.as_slice(), "the cursor ends with the row");
+                seen.push(x.clone());
+                c.advance().unwrap();
             }
+            assert_eq!(seen, want, "row {row}");
+            // A reseek past the row ends the cursor too.
+            let mut c = MemCursor::for_row(seg.clone(), 1000, &KeyRef::first_on_row(&name), &name);
+            c.reseek(&KeyRef::last_on_row(&name)).unwrap();
+            assert!(c.peek().is_none());
         }
-        let absent =
-            MemCursor::for_row(seg, 1000, &KeyRef::first_on_row(b"zz"), b"zz", 32).unwrap();
+        let absent = MemCursor::for_row(seg, 1000, &KeyRef::first_on_row(b"zz"), b"zz");
         assert!(absent.peek().is_none());
     }
 
@@ -721,7 +624,7 @@ mod tests {
     }
 
     /// Seeks column to column as a Get does (the newest version of each), returning the
-    /// qualifiers seen and the batch the cursor ended with.
+    /// qualifiers seen and the cells the cursor stepped over.
     fn column_walk(versions: u64) -> (Vec<Vec<u8>>, usize) {
         let seg = MemSegment::new();
         let mut seq = 0;
@@ -734,7 +637,8 @@ mod tests {
                 seg.add(c, 0);
             }
         }
-        let mut c = MemCursor::new(Arc::new(seg), u64::MAX, &KeyRef::first_on_row(b"row")).unwrap();
+        let seg = Arc::new(seg);
+        let mut c = MemCursor::new(seg.clone(), u64::MAX, &KeyRef::first_on_row(b"row")).unwrap();
         let mut seen = Vec::new();
         while let Some(cell) = c.peek() {
             seen.push(cell.qualifier().to_vec());
@@ -748,24 +652,24 @@ mod tests {
             .to_vec();
             c.reseek(&KeyRef::parse(&next).unwrap()).unwrap();
         }
-        (seen, c.batch)
+        (seen, seg.walked.load(std::sync::atomic::Ordering::Relaxed))
     }
 
+    /// A reseek steps to a key a few cells on and searches for a farther one: a column
+    /// walk over 100 versions of each column does not step over every version.
     #[test]
-    fn mem_cursor_batch_adapts_to_how_it_moves() {
+    fn mem_cursor_reseeks_step_near_and_search_far() {
         let want: Vec<Vec<u8>> = (0..20).map(|q| format!("q{q:02}").into_bytes()).collect();
-        // Many versions per column: the batch shrinks to one or two cells.
-        let (seen, batch) = column_walk(100);
+        let (seen, walked) = column_walk(100);
         assert_eq!(seen, want);
-        assert!(batch <= 2, "{batch}");
-        // One version per column: the reseeks land in the batch, which grows.
-        let (seen, batch) = column_walk(1);
+        assert!(walked <= 20 * 8, "walked {walked} cells of 2,000");
+        let (seen, walked) = column_walk(1);
         assert_eq!(seen, want);
-        assert!(batch >= FIRST_BATCH, "{batch}");
+        assert!(walked <= 20 * 2, "walked {walked} cells of 20");
     }
 
     #[test]
-    fn mem_cursor_reseeks_inside_and_beyond_its_batch() {
+    fn mem_cursor_reseeks_near_and_far() {
         let (seg, visible) = segment();
         let mut c = MemCursor::new(seg, 1000, &KeyRef::first_on_row(b"r0010")).unwrap();
         let first = |row: &str| {
@@ -775,14 +679,7 @@ mod tests {
                 .map(|x| x.row().to_vec())
         };
         assert_eq!(c.peek().map(|x| x.row().to_vec()), first("r0010"));
-        // Opening holds one cell; a step fetches a batch.
-        assert_eq!(c.ahead.len(), 1);
-        c.advance().unwrap();
-        assert_eq!(c.ahead.len(), FIRST_BATCH);
-        let last = c.ahead.back().map(|x| x.row().to_vec()).unwrap();
-        assert!(last.as_slice() >= b"r0011".as_slice(), "{last:?}");
-        // Inside the batch, then far past it, then backward (a no-op), then past the
-        // last row.
+        // Near, then far, then backward (a no-op), then past the last row.
         for (row, expect) in [
             ("r0011", "r0011"),
             ("r0200", "r0200"),

@@ -3,13 +3,12 @@
 //! segment and, while a flush runs, the snapshot being flushed.
 
 use std::cmp::Ordering;
-use std::collections::VecDeque;
 use std::ops::Bound;
 use std::sync::atomic::{AtomicI64, AtomicU64, AtomicUsize, Ordering as AtomicOrdering};
 
 use cellar_types::{compare_cells, compare_keys, row_prefix, Cell, CellType, KeyRef};
 
-use crate::skiplist::{Entry, Grouped, SkipList, Splice};
+use crate::skiplist::{Entry, Grouped, Position, SkipList, Splice};
 
 /// A cell ordered as store files order it.
 ///
@@ -106,6 +105,16 @@ impl Default for MemSegment {
     }
 }
 
+/// Whether `x` goes before every cell at or after `key` (`prefix` is the row prefix of
+/// `key`): the order of [`probe`] of `key`, without building it.
+fn goes_before(x: &MemKey, key: &KeyRef<'_>, prefix: u64) -> bool {
+    match x.prefix.cmp(&prefix) {
+        Ordering::Less => true,
+        Ordering::Greater => false,
+        Ordering::Equal => compare_keys(&x.cell.key_ref(), key) == Ordering::Less,
+    }
+}
+
 /// The probe that sorts before every cell at or after `key` (any sequence id).
 pub(crate) fn probe(key: &KeyRef<'_>) -> cellar_types::Result<MemKey> {
     let cell = Cell::new(
@@ -179,81 +188,133 @@ impl MemSegment {
         (t != i64::MAX).then_some(t)
     }
 
-    /// Appends to `out` up to `max` cells from `from` (inclusive or not) with a sequence
-    /// id ≤ `read_point`, walking the skip list once; returns how many it appended. With
-    /// `row`, the walk stops at the first cell of another row (so a row whose cells are
-    /// all above the read point costs its own cells, not the rest of the segment).
-    pub(crate) fn visible_from(
-        &self,
-        from: Bound<&MemKey>,
-        read_point: u64,
-        max: usize,
-        row: Option<&[u8]>,
-        out: &mut VecDeque<Cell>,
-    ) -> usize {
-        if max == 0 {
-            return 0;
-        }
-        self.walk(self.map.seek(from), read_point, max, row, out)
+    /// The first key at or after `key` (any sequence id), found without building a
+    /// key to compare with.
+    fn seek_key(&self, key: &KeyRef<'_>) -> Option<Entry<'_, MemKey>> {
+        let prefix = row_prefix(key.row);
+        self.map.seek_where(|x| goes_before(x, key, prefix))
     }
 
-    /// [`MemSegment::visible_from`] from `start` of `row` when `start` goes before
-    /// every cell of the row here: the walk starts at the row's first cell, found by
+    /// The first visible cell (sequence id at or below `read_point`) from `at` on; with
+    /// `row` (its name and prefix), none past that row: a row whose cells are all above
+    /// the read point costs its own cells, not the rest of the segment.
+    fn first_visible<'a>(
+        &'a self,
+        mut at: Option<Entry<'a, MemKey>>,
+        read_point: u64,
+        row: Option<(&[u8], u64)>,
+    ) -> Option<Entry<'a, MemKey>> {
+        while let Some(e) = at {
+            let k = e.key();
+            #[cfg(test)]
+            self.walked.fetch_add(1, AtomicOrdering::Relaxed);
+            if let Some((r, prefix)) = row {
+                if k.prefix != prefix || k.cell.row() != r {
+                    return None;
+                }
+            }
+            if k.cell.seq_id() <= read_point {
+                return Some(e);
+            }
+            at = e.next();
+        }
+        None
+    }
+
+    /// The first visible cell at or after `key`.
+    pub(crate) fn seek_visible(
+        &self,
+        key: &KeyRef<'_>,
+        read_point: u64,
+    ) -> Option<Position<MemKey>> {
+        self.first_visible(self.seek_key(key), read_point, None)
+            .map(|e| e.position())
+    }
+
+    /// The first visible cell of `row` at or after `start`. When `start` goes before
+    /// every cell of the row here, the walk starts at the row's first cell, found by
     /// hash instead of a descent of the skip list (a row not here costs no walk at
-    /// all). A later start (one column of a wide row) seeks as `visible_from` does.
-    pub(crate) fn visible_in_row(
+    /// all); a later start (one column of a wide row) searches as a seek does.
+    pub(crate) fn row_start_visible(
         &self,
         start: &KeyRef<'_>,
         row: &[u8],
         read_point: u64,
-        max: usize,
-        out: &mut VecDeque<Cell>,
-    ) -> cellar_types::Result<usize> {
-        if max == 0 {
-            return Ok(0);
-        }
-        let Some(head) = self.map.group_head(row) else {
-            return Ok(0);
+    ) -> Option<Position<MemKey>> {
+        let head = self.map.group_head(row)?;
+        let from = if compare_keys(start, &head.key().cell.key_ref()) == Ordering::Greater {
+            self.seek_key(start)
+        } else {
+            Some(head)
         };
-        if compare_keys(start, &head.key().cell.key_ref()) == Ordering::Greater {
-            let from = probe(start)?;
-            return Ok(self.walk(
-                self.map.seek(Bound::Included(&from)),
-                read_point,
-                max,
-                Some(row),
-                out,
-            ));
-        }
-        Ok(self.walk(Some(head), read_point, max, Some(row), out))
+        self.first_visible(from, read_point, Some((row, row_prefix(row))))
+            .map(|e| e.position())
     }
 
-    fn walk(
+    /// The cell at `pos` (a position of this segment; `None` for another's).
+    pub(crate) fn cell_at(&self, pos: Position<MemKey>) -> Option<&Cell> {
+        self.map.entry(pos).map(|e| &e.key().cell)
+    }
+
+    /// The visible cell after the one at `pos`; with `same_row`, none of a later row.
+    pub(crate) fn next_visible(
         &self,
-        mut at: Option<Entry<'_, MemKey>>,
+        pos: Position<MemKey>,
         read_point: u64,
-        max: usize,
-        row: Option<&[u8]>,
-        out: &mut VecDeque<Cell>,
-    ) -> usize {
-        let mut n = 0;
-        while let Some(e) = at {
-            let c = &e.key().cell;
-            #[cfg(test)]
-            self.walked.fetch_add(1, AtomicOrdering::Relaxed);
-            if row.is_some_and(|r| c.row() != r) {
+        same_row: bool,
+    ) -> Option<Position<MemKey>> {
+        let e = self.map.entry(pos)?;
+        let row = same_row.then(|| (e.key().cell.row(), e.key().prefix));
+        self.first_visible(e.next(), read_point, row)
+            .map(|e| e.position())
+    }
+
+    /// From `pos` to the first visible cell at or after `key` (`pos` itself when it is
+    /// there already; with `same_row`, none of a later row than `pos`'s). A key a few
+    /// cells on is reached by stepping, as most reseeks of a scan go to the next
+    /// column or row; a farther one by a search from the top.
+    pub(crate) fn reseek_visible(
+        &self,
+        pos: Position<MemKey>,
+        key: &KeyRef<'_>,
+        read_point: u64,
+        same_row: bool,
+    ) -> Option<Position<MemKey>> {
+        const STEPS: usize = 4;
+        let e = self.map.entry(pos)?;
+        let prefix = row_prefix(key.row);
+        if !goes_before(e.key(), key, prefix) {
+            return Some(pos);
+        }
+        let row = same_row.then(|| (e.key().cell.row(), e.key().prefix));
+        let mut at = e.next();
+        let mut steps = 0;
+        while let Some(n) = at {
+            if !goes_before(n.key(), key, prefix) {
                 break;
             }
-            if c.seq_id() <= read_point {
-                out.push_back(c.clone());
-                n += 1;
-                if n == max {
-                    break;
-                }
+            #[cfg(test)]
+            self.walked.fetch_add(1, AtomicOrdering::Relaxed);
+            steps += 1;
+            if steps == STEPS {
+                at = self.seek_key(key);
+                break;
             }
-            at = e.next();
+            at = n.next();
         }
-        n
+        self.first_visible(at, read_point, row)
+            .map(|e| e.position())
+    }
+
+    /// The first visible cell of `row` (for reversed scans).
+    pub(crate) fn row_first_visible(
+        &self,
+        row: &[u8],
+        read_point: u64,
+    ) -> Option<Position<MemKey>> {
+        let from = self.seek_key(&KeyRef::first_on_row(row));
+        self.first_visible(from, read_point, Some((row, row_prefix(row))))
+            .map(|e| e.position())
     }
 
     /// The last cell < `before` (any read point).

@@ -29,8 +29,6 @@ impl Region {
     }
 
     fn scanner_inner(&self, scan: Scan, get_row: Option<&[u8]>) -> Result<RegionScanner> {
-        /// MemStore cells a whole-row Get takes at opening (YCSB's rows have ten).
-        const ROW_BATCH: usize = 32;
         self.check_open()?;
         if scan.start_row.len() > cellar_types::MAX_ROW_LEN
             || scan.stop_row.len() > cellar_types::MAX_ROW_LEN + 1
@@ -76,10 +74,7 @@ impl Region {
                 store.note_read_versions(scan.max_versions);
             }
             let start = KeyRef::first_on_row(&scan.start_row);
-            // A Get of whole families takes the row's MemStore cells in one walk; a Get
-            // of named columns seeks from column to column, one cell at a time.
-            let batch = if columns.is_none() { ROW_BATCH } else { 1 };
-            let get = get_row.filter(|_| !scan.reversed).map(|r| (r, batch));
+            let get = get_row.filter(|_| !scan.reversed);
             let cursors = store.cursors(read_point, &start, get, scan.cache_blocks)?;
             let heap = if scan.reversed {
                 // Rows at or below the start row; empty = from the last row.

@@ -28,7 +28,7 @@ use std::marker::PhantomData;
 use std::mem;
 use std::ops::Bound;
 use std::ptr::{self, NonNull};
-use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 /// Levels at most: with one node in four reaching the next level, 16 levels order
@@ -154,6 +154,8 @@ fn write<T>(l: &RwLock<T>) -> RwLockWriteGuard<'_, T> {
 /// An insert-only concurrent ordered set (see the module documentation).
 pub struct SkipList<K> {
     head: [AtomicPtr<Node<K>>; MAX_HEIGHT],
+    /// This list's number, unique in the process: a [`Position`] names its list by it.
+    id: u64,
     /// Levels in use (the tallest node's height; at least 1).
     height: AtomicUsize,
     heads: Heads<K>,
@@ -170,8 +172,10 @@ unsafe impl<K: Send + Sync> Sync for SkipList<K> {}
 
 impl<K> Default for SkipList<K> {
     fn default() -> Self {
+        static NEXT_ID: AtomicU64 = AtomicU64::new(1);
         SkipList {
             head: std::array::from_fn(|_| AtomicPtr::new(ptr::null_mut())),
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             height: AtomicUsize::new(1),
             heads: Heads {
                 hasher: RandomState::new(),
@@ -212,7 +216,7 @@ impl<K> Default for Splice<K> {
 /// A key of the list, with the way to the next one.
 pub struct Entry<'a, K> {
     node: NonNull<Node<K>>,
-    _list: PhantomData<&'a SkipList<K>>,
+    list: &'a SkipList<K>,
 }
 
 impl<K> Clone for Entry<'_, K> {
@@ -223,11 +227,8 @@ impl<K> Clone for Entry<'_, K> {
 impl<K> Copy for Entry<'_, K> {}
 
 impl<'a, K> Entry<'a, K> {
-    fn new(node: NonNull<Node<K>>) -> Entry<'a, K> {
-        Entry {
-            node,
-            _list: PhantomData,
-        }
+    fn new(list: &'a SkipList<K>, node: NonNull<Node<K>>) -> Entry<'a, K> {
+        Entry { node, list }
     }
 
     pub fn key(&self) -> &'a K {
@@ -239,9 +240,46 @@ impl<'a, K> Entry<'a, K> {
     pub fn next(&self) -> Option<Entry<'a, K>> {
         // SAFETY: an entry borrows its list for 'a; every node has level 0.
         let next = unsafe { Node::slot(self.node, 0) }.load(Ordering::Acquire);
-        unshadowed(NonNull::new(next)).map(Entry::new)
+        let list = self.list;
+        unshadowed(NonNull::new(next)).map(|n| Entry::new(list, n))
+    }
+
+    /// The entry without its borrow of the list, to keep beside an owner of the list.
+    pub fn position(&self) -> Position<K> {
+        Position {
+            node: self.node,
+            list: self.list.id,
+        }
     }
 }
+
+/// Where an entry of a list is, kept without borrowing the list (a cursor holds one
+/// beside the `Arc` that keeps the list alive, and steps on from it without a new
+/// search). It is followed only through [`SkipList::entry`] of the list it came from.
+pub struct Position<K> {
+    node: NonNull<Node<K>>,
+    list: u64,
+}
+
+impl<K> Clone for Position<K> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<K> Copy for Position<K> {}
+
+impl<K> std::fmt::Debug for Position<K> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Position({:p} of list {})", self.node, self.list)
+    }
+}
+
+// SAFETY: a position is an address and a number; nothing reads through it except
+// `SkipList::entry`, which needs a borrow of the list it came from, so sending or
+// sharing one shares nothing the list does not already allow.
+unsafe impl<K: Send + Sync> Send for Position<K> {}
+// SAFETY: see above.
+unsafe impl<K: Send + Sync> Sync for Position<K> {}
 
 /// The first node from `link` on that no newer equal key replaced.
 fn unshadowed<K>(mut link: Link<K>) -> Link<K> {
@@ -331,7 +369,22 @@ impl<K: Ord> SkipList<K> {
             Bound::Included(k) => self.find(|x| x < k).1,
             Bound::Excluded(k) => self.find(|x| x <= k).1,
         };
-        unshadowed(after).map(Entry::new)
+        unshadowed(after).map(|n| Entry::new(self, n))
+    }
+
+    /// The first key that `before` does not accept (`before` must accept a prefix of
+    /// the order: every key before one it accepts). A search by a bound that is not
+    /// itself a key, such as a cell key of another representation.
+    pub fn seek_where(&self, before: impl FnMut(&K) -> bool) -> Option<Entry<'_, K>> {
+        unshadowed(self.find(before).1).map(|n| Entry::new(self, n))
+    }
+
+    /// The entry at `pos`, when `pos` was taken from an entry of this list (`None`
+    /// for another list's position).
+    pub fn entry(&self, pos: Position<K>) -> Option<Entry<'_, K>> {
+        // Ids are unique for the life of the process, so a match means `pos.node` is a
+        // node of this list, alive as long as the borrow of `self`.
+        (pos.list == self.id).then(|| Entry::new(self, pos.node))
     }
 
     /// The first key.
@@ -349,12 +402,12 @@ impl<K: Ord> SkipList<K> {
         .0?;
         // SAFETY: `found` is a node of this list, which `self` borrows.
         if unsafe { !Node::is_shadowed(found) } {
-            return Some(Entry::new(found));
+            return Some(Entry::new(self, found));
         }
         // A replaced key: its replacement is the first node of its equal run.
         // SAFETY: as above.
         let key = unsafe { Node::key(found) };
-        unshadowed(self.find(|x| x < key).1).map(Entry::new)
+        unshadowed(self.find(|x| x < key).1).map(|n| Entry::new(self, n))
     }
 
     /// Whether `key` falls after `prev` and at or before `next`; with `equal` set when
@@ -571,7 +624,7 @@ impl<K: Ord> SkipList<K> {
         K: Grouped,
     {
         let head = read(self.heads.shard(group)).get(group).copied()?;
-        unshadowed(Some(head.0)).map(Entry::new)
+        unshadowed(Some(head.0)).map(|n| Entry::new(self, n))
     }
 
     /// Every key in order.

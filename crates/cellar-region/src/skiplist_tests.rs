@@ -291,3 +291,27 @@ fn every_key_is_dropped_once() {
     drop(list);
     assert_eq!(drops.load(AtomicOrdering::Relaxed), 5000);
 }
+
+/// A position leads back to its entry in its own list only: another list (even one
+/// holding equal keys) refuses it, and a position kept across inserts still walks on
+/// in order.
+#[test]
+fn positions_belong_to_their_list() {
+    let a: SkipList<Key> = SkipList::new();
+    let b: SkipList<Key> = SkipList::new();
+    let mut sa = Splice::default();
+    let mut sb = Splice::default();
+    for k in [10u32, 20, 30] {
+        a.insert(key(k), &mut sa);
+        b.insert(key(k), &mut sb);
+    }
+    let pos = a.seek(Bound::Included(&key(20))).map(|e| e.position());
+    let pos = pos.unwrap_or_else(|| panic!("20 is in the list"));
+    assert!(b.entry(pos).is_none());
+    a.insert(key(25), &mut sa);
+    let e = a.entry(pos).unwrap_or_else(|| panic!("its own list"));
+    assert_eq!(e.key().k, 20);
+    assert_eq!(e.next().map(|n| n.key().k), Some(25));
+    let found = a.seek_where(|x| x.k < 21).map(|e| e.key().k);
+    assert_eq!(found, Some(25));
+}

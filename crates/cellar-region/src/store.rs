@@ -697,13 +697,13 @@ impl Store {
         &self,
         read_point: u64,
         start: &KeyRef<'_>,
-        get_row: Option<(&[u8], usize)>,
+        get_row: Option<&[u8]>,
         cache_blocks: bool,
     ) -> Result<Vec<Box<dyn CellCursor>>> {
         let s = self.read();
         let mut out: Vec<Box<dyn CellCursor>> = Vec::new();
         let mem = |seg: &Arc<MemSegment>| match get_row {
-            Some((row, batch)) => MemCursor::for_row(seg.clone(), read_point, start, row, batch),
+            Some(row) => Ok(MemCursor::for_row(seg.clone(), read_point, start, row)),
             None => MemCursor::new(seg.clone(), read_point, start),
         };
         out.push(Box::new(mem(&s.active)?));
@@ -713,7 +713,7 @@ impl Store {
         let files = s.files.clone();
         drop(s);
         for f in files.iter().rev() {
-            if let Some((row, _)) = get_row {
+            if let Some(row) = get_row {
                 if !f.reader.might_contain_row(row)? {
                     continue;
                 }
