@@ -588,7 +588,12 @@ impl Region {
         // exclusively, so no write can land in the MemStore after that flush.
         self.check_open()?;
         let seq = self.mvcc.begin();
-        cells = cells.into_iter().map(|c| c.with_seq_id(seq)).collect();
+        // One buffer for the edit's cells: a Get of the row then reads them side by
+        // side and takes one reference count for all of them.
+        cells = Cell::pack(cells)
+            .into_iter()
+            .map(|c| c.with_seq_id(seq))
+            .collect();
         if durability != Durability::SkipWal {
             let edit = WalEdit {
                 region: self.name.clone(),

@@ -167,6 +167,28 @@ impl Cell {
         self
     }
 
+    /// The cells with their bytes moved into one buffer they share: the cells of one
+    /// edit then sit together in memory and share one reference count, and none keeps
+    /// alive a larger buffer it was cut from (a request's cell block).
+    pub fn pack(cells: Vec<Cell>) -> Vec<Cell> {
+        let total = cells.iter().map(|c| c.buf.len()).sum();
+        let mut joined = Vec::with_capacity(total);
+        for c in &cells {
+            joined.extend_from_slice(&c.buf);
+        }
+        let joined = Bytes::from(joined);
+        let mut at = 0;
+        cells
+            .into_iter()
+            .map(|mut c| {
+                let n = c.buf.len();
+                c.buf = joined.slice(at..at + n);
+                at += n;
+                c
+            })
+            .collect()
+    }
+
     /// Returns the cell with these serialized tags.
     pub fn with_tags(self, tags: impl AsRef<[u8]>) -> Result<Cell> {
         Cell::from_parts(&self.key_ref(), self.value(), tags.as_ref(), self.seq_id)
@@ -421,6 +443,36 @@ impl Ord for Cell {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn packed_cells_are_equal_and_lie_side_by_side() {
+        let cells: Vec<Cell> = (0..5)
+            .map(|i| {
+                Cell::put(
+                    format!("row{i}"),
+                    "f",
+                    format!("q{i}"),
+                    i,
+                    vec![i as u8; 10 * i as usize],
+                )
+                .map(|c| c.with_seq_id(7))
+            })
+            .collect::<Result<_>>()
+            .unwrap();
+        let tagged = cells[0].clone().with_tags([1u8, 0, 1, b'x']).unwrap();
+        let mut all = cells.clone();
+        all.push(tagged.clone());
+        let packed = Cell::pack(all);
+        assert_eq!(&packed[..5], &cells[..]);
+        assert_eq!(packed[5], tagged);
+        assert_eq!(packed[5].tags(), tagged.tags());
+        for (a, b) in packed.iter().zip(&packed[1..]) {
+            let end = a.buf.as_ptr() as usize + a.buf.len();
+            assert_eq!(end, b.buf.as_ptr() as usize);
+            assert_eq!(a.seq_id(), 7);
+        }
+        assert!(Cell::pack(Vec::new()).is_empty());
+    }
 
     #[test]
     fn type_codes_round_trip() {
