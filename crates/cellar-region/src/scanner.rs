@@ -343,7 +343,12 @@ pub struct RegionScanner {
     _reader: Option<ReadPointGuard>,
     /// Where results over the large-response thresholds are logged.
     large_log: Option<LargeLogHook>,
+    /// Cells of the last whole row returned: the room the next row's cells start with.
+    last_row_cells: usize,
 }
+
+/// The most cells a row's result reserves room for ahead of reading them.
+const MAX_CELLS_RESERVED: usize = 256;
 
 /// What a scanner needs to log its large or slow results.
 pub struct LargeLogHook {
@@ -387,6 +392,7 @@ impl RegionScanner {
             heartbeat: None,
             _reader: reader,
             large_log: None,
+            last_row_cells: 0,
         })
     }
 
@@ -522,7 +528,8 @@ impl RegionScanner {
             let Some((row, mut idx, returned_before)) = self.current.take() else {
                 continue;
             };
-            let mut cells = Vec::new();
+            // Rows of a table tend to be alike: room for as many cells as the last.
+            let mut cells = Vec::with_capacity(self.last_row_cells);
             let (max_cells, max_bytes) = if cut_rows {
                 (
                     limits.cells_per_result,
@@ -598,6 +605,7 @@ impl RegionScanner {
             if !cells.is_empty() || returned_before {
                 self.rows += 1;
             }
+            self.last_row_cells = cells.len().min(MAX_CELLS_RESERVED);
             self.row_done();
             return Ok(Some(RowResult {
                 row,

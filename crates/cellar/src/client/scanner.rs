@@ -93,6 +93,20 @@ impl ClientScanner {
                 }
             }
             Cache::Complete { row, bytes } => {
+                if row.is_none() && !r.partial {
+                    // A whole row in one Result (the common case) goes out as it came.
+                    if r.size() > self.max_row_size {
+                        return Err(RegionError::RowTooBig {
+                            limit: self.max_row_size,
+                            row: r.row.clone(),
+                            family: Vec::new(),
+                        });
+                    }
+                    if !r.cells.is_empty() {
+                        self.ready.push_back(r);
+                    }
+                    return Ok(());
+                }
                 let acc = row.get_or_insert_with(|| RowResult {
                     row: r.row.clone(),
                     ..RowResult::default()
