@@ -21,7 +21,6 @@
 
 use std::alloc::{self, Layout};
 use std::cell::Cell as LocalCell;
-use std::collections::hash_map::RandomState;
 use std::collections::HashMap;
 use std::hash::BuildHasher;
 use std::marker::PhantomData;
@@ -128,17 +127,22 @@ unsafe impl<K: Send + Sync> Send for Head<K> {}
 // SAFETY: see above.
 unsafe impl<K: Send + Sync> Sync for Head<K> {}
 
-type HeadShard<K> = RwLock<HashMap<Box<[u8]>, Head<K>>>;
+/// Rows are hashed with foldhash (seeded at random per list): the index is looked up
+/// on every Get, where SipHash's rounds showed (twice: shard, then map).
+type RowHasher = foldhash::fast::RandomState;
+
+type HeadShard<K> = RwLock<HashMap<Box<[u8]>, Head<K>, RowHasher>>;
 
 /// Each group's first node, by group (empty unless keys go in with `insert_grouped`).
 struct Heads<K> {
-    hasher: RandomState,
+    hasher: RowHasher,
     shards: [HeadShard<K>; HEAD_SHARDS],
 }
 
 impl<K> Heads<K> {
     fn shard(&self, group: &[u8]) -> &HeadShard<K> {
-        let h = self.hasher.hash_one(group) as usize;
+        // Bits the maps' own hashes (another seed) do not share with the shard's.
+        let h = (self.hasher.hash_one(group) >> 32) as usize;
         &self.shards[h % HEAD_SHARDS]
     }
 }
@@ -178,8 +182,10 @@ impl<K> Default for SkipList<K> {
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             height: AtomicUsize::new(1),
             heads: Heads {
-                hasher: RandomState::new(),
-                shards: std::array::from_fn(|_| RwLock::new(HashMap::new())),
+                hasher: RowHasher::default(),
+                shards: std::array::from_fn(|_| {
+                    RwLock::new(HashMap::with_hasher(RowHasher::default()))
+                }),
             },
             _owns: PhantomData,
         }
