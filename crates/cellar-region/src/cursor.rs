@@ -27,6 +27,58 @@ pub trait CellCursor: Send {
     fn seek_to_previous_row(&mut self, row: &[u8]) -> Result<()>;
 }
 
+/// One source of a store under a read: a MemStore segment or a store file. The merge
+/// heap holds its sources by value and calls them without a virtual call (a read
+/// steps its sources once per cell; a Get opens two or three of them).
+pub enum Source {
+    Mem(MemCursor),
+    File(FileCursor),
+}
+
+impl From<MemCursor> for Source {
+    fn from(c: MemCursor) -> Source {
+        Source::Mem(c)
+    }
+}
+
+impl From<FileCursor> for Source {
+    fn from(c: FileCursor) -> Source {
+        Source::File(c)
+    }
+}
+
+impl CellCursor for Source {
+    #[inline]
+    fn peek(&self) -> Option<&Cell> {
+        match self {
+            Source::Mem(c) => c.peek(),
+            Source::File(c) => c.peek(),
+        }
+    }
+
+    #[inline]
+    fn advance(&mut self) -> Result<()> {
+        match self {
+            Source::Mem(c) => c.advance(),
+            Source::File(c) => c.advance(),
+        }
+    }
+
+    fn reseek(&mut self, key: &KeyRef<'_>) -> Result<()> {
+        match self {
+            Source::Mem(c) => c.reseek(key),
+            Source::File(c) => c.reseek(key),
+        }
+    }
+
+    fn seek_to_previous_row(&mut self, row: &[u8]) -> Result<()> {
+        match self {
+            Source::Mem(c) => c.seek_to_previous_row(row),
+            Source::File(c) => c.seek_to_previous_row(row),
+        }
+    }
+}
+
 /// A row above every real row (longer than the row-length limit).
 fn beyond_rows() -> Vec<u8> {
     vec![0xff; cellar_types::MAX_ROW_LEN + 1]
@@ -157,20 +209,16 @@ impl FileCursor {
         half: Option<Half>,
         stamp: Option<u64>,
     ) -> Result<FileCursor> {
-        let path = reader.path().to_path_buf();
-        let named = |e| RegionError::in_file(&path, e);
         let mut scanner = FileScanner::new(reader);
         scanner.set_cache_blocks(cache_blocks);
-        match &half {
+        let sought = match &half {
             Some(h) if h.top && start.row < h.split_row.as_slice() => {
-                scanner
-                    .seek(&KeyRef::first_on_row(&h.split_row))
-                    .map_err(named)?;
+                scanner.seek(&KeyRef::first_on_row(&h.split_row))
             }
-            _ => {
-                scanner.seek(start).map_err(named)?;
-            }
-        }
+            _ => scanner.seek(start),
+        };
+        // The file's path names an error; it is copied only for one.
+        sought.map_err(|e| RegionError::in_file(scanner.reader().path(), e))?;
         let mut c = FileCursor {
             scanner,
             read_point,
@@ -319,7 +367,7 @@ impl CellCursor for FileCursor {
 /// walks rows downward: it is focused on one row at a time (cells of that row come in
 /// forward order) and steps back to the previous row when done with it.
 pub struct Heap {
-    cursors: Vec<Box<dyn CellCursor>>,
+    cursors: Vec<Source>,
     min: Option<usize>,
     /// The least cursor after `min` (forward only): while the cursor at `min` stays
     /// below it, stepping needs one comparison instead of one per cursor.
@@ -332,7 +380,7 @@ pub struct Heap {
 }
 
 impl Heap {
-    pub fn new(cursors: Vec<Box<dyn CellCursor>>) -> Heap {
+    pub fn new(cursors: Vec<Source>) -> Heap {
         let mut h = Heap {
             cursors,
             min: None,
@@ -347,7 +395,7 @@ impl Heap {
 
     /// A reversed heap, its cursors moved to the greatest row below `row` (empty: the
     /// last row).
-    pub fn reversed(cursors: Vec<Box<dyn CellCursor>>, row: &[u8]) -> Result<Heap> {
+    pub fn reversed(cursors: Vec<Source>, row: &[u8]) -> Result<Heap> {
         let mut h = Heap {
             cursors,
             min: None,
@@ -367,7 +415,7 @@ impl Heap {
         self.reversed
     }
 
-    fn in_focus(&self, c: &dyn CellCursor) -> bool {
+    fn in_focus(&self, c: &Source) -> bool {
         match (&self.focus, c.peek()) {
             (Some(f), Some(cell)) => cell.row() == f.as_slice(),
             _ => false,
@@ -381,7 +429,7 @@ impl Heap {
         let mut best: Option<(usize, &Cell)> = None;
         let mut second: Option<(usize, &Cell)> = None;
         for (i, c) in self.cursors.iter().enumerate() {
-            if self.reversed && !self.in_focus(c.as_ref()) {
+            if self.reversed && !self.in_focus(c) {
                 continue;
             }
             if let Some(cell) = c.peek() {
@@ -431,7 +479,7 @@ impl Heap {
 
     pub fn reseek(&mut self, key: &KeyRef<'_>) -> Result<()> {
         for i in 0..self.cursors.len() {
-            if self.reversed && !self.in_focus(self.cursors[i].as_ref()) {
+            if self.reversed && !self.in_focus(&self.cursors[i]) {
                 continue;
             }
             self.cursors[i].reseek(key)?;
@@ -518,11 +566,12 @@ mod tests {
         }
         all.sort();
         let start = KeyRef::first_on_row(b"");
-        let cursors: Vec<Box<dyn CellCursor>> = segs
+        let cursors: Vec<Source> = segs
             .into_iter()
             .map(|s| {
-                Box::new(MemCursor::new(Arc::new(s), 10, &start).unwrap_or_else(|e| panic!("{e}")))
-                    as Box<dyn CellCursor>
+                Source::from(
+                    MemCursor::new(Arc::new(s), 10, &start).unwrap_or_else(|e| panic!("{e}")),
+                )
             })
             .collect();
         let mut heap = Heap::new(cursors);

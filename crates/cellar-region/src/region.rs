@@ -18,7 +18,7 @@ use cellar_wal::{Wal, WalEdit};
 use crate::compaction::{major_due, remove_expired_files, select_minor, CompactionStream};
 use crate::compaction_matcher::{CompactionMatcher, Deletes};
 use crate::config::Config;
-use crate::cursor::{CellCursor, Heap, MemCursor};
+use crate::cursor::{Heap, MemCursor, Source};
 use crate::descriptor::TableDescriptor;
 use crate::error::{RegionError, Result};
 use crate::memstore::MemSegment;
@@ -441,7 +441,7 @@ impl Region {
                 smallest_read_point,
                 Deletes::Retain,
             );
-            let mut cells = CompactionStream::new(Heap::new(vec![Box::new(cursor)]), matcher);
+            let mut cells = CompactionStream::new(Heap::new(vec![Source::from(cursor)]), matcher);
             let file = store.write_file(&mut cells, flush_seq, false, &[], now)?;
             wrote |= file.is_some();
             store.commit_flush(file)?;
@@ -617,13 +617,12 @@ impl Region {
             // A compaction reads its inputs once and then deletes them: as HBase's
             // (`getScannersForCompaction`, cacheBlocks false) it keeps their blocks out
             // of the cache, where they would push out the blocks readers use.
-            let mut cursors: Vec<Box<dyn CellCursor>> = Vec::new();
+            let mut cursors: Vec<Source> = Vec::new();
             for f in &selected {
-                cursors.push(Box::new(f.cursor(
-                    u64::MAX,
-                    &KeyRef::first_on_row(b""),
-                    false,
-                )?));
+                cursors.push(
+                    f.cursor(u64::MAX, &KeyRef::first_on_row(b""), false)?
+                        .into(),
+                );
             }
             let deletes = if is_major {
                 Deletes::Drop {

@@ -13,7 +13,7 @@ use cellar_hfile::{BlockCache, HFileReader, HFileWriter, WriterOptions};
 use cellar_io::FileSystem;
 use cellar_types::{Cell, KeyRef};
 
-use crate::cursor::{CellCursor, FileCursor, MemCursor};
+use crate::cursor::{FileCursor, MemCursor, Source};
 use crate::descriptor::FamilyDescriptor;
 use crate::error::{RegionError, Result};
 use crate::manifest::{Edit, FileEntry, FileKind, Manifest};
@@ -699,16 +699,16 @@ impl Store {
         start: &KeyRef<'_>,
         get_row: Option<&[u8]>,
         cache_blocks: bool,
-    ) -> Result<Vec<Box<dyn CellCursor>>> {
+    ) -> Result<Vec<Source>> {
         let s = self.read();
-        let mut out: Vec<Box<dyn CellCursor>> = Vec::new();
+        let mut out: Vec<Source> = Vec::with_capacity(4);
         let mem = |seg: &Arc<MemSegment>| match get_row {
             Some(row) => Ok(MemCursor::for_row(seg.clone(), read_point, start, row)),
             None => MemCursor::new(seg.clone(), read_point, start),
         };
-        out.push(Box::new(mem(&s.active)?));
+        out.push(mem(&s.active)?.into());
         if let Some(snap) = &s.snapshot {
-            out.push(Box::new(mem(snap)?));
+            out.push(mem(snap)?.into());
         }
         let files = s.files.clone();
         drop(s);
@@ -718,11 +718,10 @@ impl Store {
                     continue;
                 }
             }
-            out.push(Box::new(f.cursor(
-                read_point,
-                start,
-                cache_blocks && self.family.block_cache,
-            )?));
+            out.push(
+                f.cursor(read_point, start, cache_blocks && self.family.block_cache)?
+                    .into(),
+            );
         }
         Ok(out)
     }
