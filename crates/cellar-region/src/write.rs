@@ -589,11 +589,12 @@ impl Region {
         self.check_open()?;
         let seq = self.mvcc.begin();
         // One buffer for the edit's cells: a Get of the row then reads them side by
-        // side and takes one reference count for all of them.
-        cells = Cell::pack(cells)
-            .into_iter()
-            .map(|c| c.with_seq_id(seq))
-            .collect();
+        // side and takes one reference count for all of them (a lone cell keeps its
+        // own buffer rather than being copied).
+        if cells.len() > 1 {
+            cells = Cell::pack(cells);
+        }
+        cells = cells.into_iter().map(|c| c.with_seq_id(seq)).collect();
         if durability != Durability::SkipWal {
             let edit = WalEdit {
                 region: self.name.clone(),
