@@ -661,7 +661,7 @@ mod tests {
     }
 
     #[test]
-    fn mem_cursor_steps_across_batches_hiding_later_writes() {
+    fn mem_cursor_steps_hiding_later_writes() {
         let (seg, visible) = segment();
         let mut c = MemCursor::new(seg, 1000, &KeyRef::first_on_row(b"")).unwrap();
         let mut seen = Vec::new();
