@@ -583,17 +583,18 @@ impl Region {
 
     /// Takes a sequence id, logs and applies `cells` as one edit.
     fn write_cells(&self, mut cells: Vec<Cell>, durability: Durability, now: i64) -> Result<()> {
+        // One buffer for the edit's cells: a Get of the row then reads them side by
+        // side and takes one reference count for all of them (a lone cell keeps its
+        // own buffer rather than being copied). Done before the sequence id is taken,
+        // so the copy does not hold back the read point of other writers' edits.
+        if cells.len() > 1 {
+            cells = Cell::pack(cells);
+        }
         let updates = self.updates.read().unwrap_or_else(|e| e.into_inner());
         // Checked under the updates lock: a closing region's final flush takes it
         // exclusively, so no write can land in the MemStore after that flush.
         self.check_open()?;
         let seq = self.mvcc.begin();
-        // One buffer for the edit's cells: a Get of the row then reads them side by
-        // side and takes one reference count for all of them (a lone cell keeps its
-        // own buffer rather than being copied).
-        if cells.len() > 1 {
-            cells = Cell::pack(cells);
-        }
         cells = cells.into_iter().map(|c| c.with_seq_id(seq)).collect();
         if durability != Durability::SkipWal {
             let edit = WalEdit {

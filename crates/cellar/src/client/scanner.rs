@@ -23,6 +23,15 @@ enum Cache {
     AllowPartial,
 }
 
+/// A row past `hbase.table.max.rowsize` as the client finds it (no family named).
+fn row_too_big(limit: u64, row: &[u8]) -> RegionError {
+    RegionError::RowTooBig {
+        limit,
+        row: row.to_vec(),
+        family: Vec::new(),
+    }
+}
+
 /// A scan as a client sees it: an iterator of Results.
 pub struct ClientScanner {
     region: RegionScanner,
@@ -96,11 +105,7 @@ impl ClientScanner {
                 if row.is_none() && !r.partial {
                     // A whole row in one Result (the common case) goes out as it came.
                     if r.size() > self.max_row_size {
-                        return Err(RegionError::RowTooBig {
-                            limit: self.max_row_size,
-                            row: r.row.clone(),
-                            family: Vec::new(),
-                        });
+                        return Err(row_too_big(self.max_row_size, &r.row));
                     }
                     if !r.cells.is_empty() {
                         self.ready.push_back(r);
@@ -113,11 +118,7 @@ impl ClientScanner {
                 });
                 *bytes += r.size();
                 if *bytes > self.max_row_size {
-                    return Err(RegionError::RowTooBig {
-                        limit: self.max_row_size,
-                        row: r.row.clone(),
-                        family: Vec::new(),
-                    });
+                    return Err(row_too_big(self.max_row_size, &r.row));
                 }
                 acc.cells.extend(r.cells);
                 if !r.partial {
