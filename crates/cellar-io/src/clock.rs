@@ -12,6 +12,13 @@ pub trait Clock: Send + Sync + std::fmt::Debug {
     /// Wall-clock time in milliseconds since the Unix epoch.
     fn now_millis(&self) -> i64;
 
+    /// Wall-clock time in milliseconds, possibly a few milliseconds behind
+    /// [`Clock::now_millis`] but cheaper to read: for timing reads against thresholds
+    /// of seconds (the large-response log times every row a scan returns).
+    fn coarse_millis(&self) -> i64 {
+        self.now_millis()
+    }
+
     /// Monotonic time since an arbitrary origin, for deadlines and elapsed times.
     fn monotonic(&self) -> Duration;
 
@@ -31,6 +38,26 @@ impl Clock for SystemClock {
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_millis() as i64)
             .unwrap_or(0)
+    }
+
+    /// The kernel's coarse real-time clock (its last tick, no clock-source read).
+    #[cfg(target_os = "linux")]
+    #[allow(unsafe_code)]
+    fn coarse_millis(&self) -> i64 {
+        let mut ts = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: `ts` is a valid, writable timespec for the call's duration, and
+        // CLOCK_REALTIME_COARSE is a clock every Linux kernel since 2.6.32 provides.
+        let rc = unsafe { libc::clock_gettime(libc::CLOCK_REALTIME_COARSE, &mut ts) };
+        if rc != 0 {
+            return self.now_millis();
+        }
+        // `time_t` and `c_long` are i64 here, narrower on 32-bit targets.
+        #[allow(clippy::useless_conversion)]
+        let millis = i64::from(ts.tv_sec) * 1000 + i64::from(ts.tv_nsec) / 1_000_000;
+        millis
     }
 
     fn monotonic(&self) -> Duration {
@@ -90,6 +117,22 @@ impl Clock for ManualClock {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The coarse clock reads the same wall time as the precise one, at most a few
+    /// ticks behind it; a manual clock's coarse time is its time.
+    #[test]
+    fn coarse_time_is_wall_time_a_tick_behind_at_most() {
+        for _ in 0..1000 {
+            let before = SystemClock.now_millis();
+            let coarse = SystemClock.coarse_millis();
+            let after = SystemClock.now_millis();
+            // A kernel tick is at most 10 ms (HZ=100); allow a second tick.
+            assert!(coarse <= after, "{coarse} > {after}");
+            assert!(coarse >= before - 20, "{coarse} < {before} - 20");
+        }
+        let c = ManualClock::new(1234);
+        assert_eq!(c.coarse_millis(), 1234);
+    }
 
     #[test]
     fn manual_clock_moves_only_when_told() {

@@ -110,7 +110,13 @@ impl Region {
 
     /// Reads one row (an empty result when it has no cells).
     pub fn get(&self, get: &Get) -> Result<RowResult> {
-        let started = self.ctx.clock.now_millis();
+        // The large-response log's timing (thresholds of seconds): the coarse clock,
+        // read only when there is a log.
+        let started = self
+            .ctx
+            .large_log
+            .as_ref()
+            .map_or(0, |_| self.ctx.clock.coarse_millis());
         let scan = get.to_scan();
         let mut scanner = self.scanner_inner(scan, Some(&get.row))?;
         let next = scanner.next_row();
@@ -118,7 +124,7 @@ impl Region {
             (&next, &self.ctx.large_log)
         {
             log.note_row_too_big(
-                self.ctx.clock.now_millis(),
+                self.ctx.clock.coarse_millis(),
                 &self.table.name,
                 &self.name,
                 row,
@@ -137,7 +143,7 @@ impl Region {
             },
         };
         if let Some(log) = &self.ctx.large_log {
-            let now = self.ctx.clock.now_millis();
+            let now = self.ctx.clock.coarse_millis();
             let size: u64 = result.cells.iter().map(crate::row_sizes::cell_bytes).sum();
             log.note(
                 now,

@@ -413,7 +413,8 @@ impl RegionScanner {
     /// [`RegionScanner::next_result`], timed for the large-response log from `clock`
     /// (the time the previous Result of the same call was noted) when given; leaves
     /// there the time this one was noted. Results read one after another so take one
-    /// clock reading each instead of two.
+    /// clock reading each instead of two, of the coarse clock (the log's thresholds
+    /// are seconds; a precise reading per row was a tenth of a short scan's time).
     fn next_result_timed(
         &mut self,
         limits: &CallLimits,
@@ -423,11 +424,11 @@ impl RegionScanner {
         let Some(hook) = self.large_log.take() else {
             return self.next_result_inner(limits, bytes);
         };
-        let started = clock.take().unwrap_or_else(|| hook.clock.now_millis());
+        let started = clock.take().unwrap_or_else(|| hook.clock.coarse_millis());
         let out = self.next_result_inner(limits, bytes);
         if let Err(RegionError::RowTooBig { row, limit, .. }) = &out {
             hook.log.note_row_too_big(
-                hook.clock.now_millis(),
+                hook.clock.coarse_millis(),
                 &hook.table,
                 &hook.region,
                 row,
@@ -437,7 +438,7 @@ impl RegionScanner {
         }
         if let Ok(Some(r)) = &out {
             let size: u64 = r.cells.iter().map(crate::row_sizes::cell_bytes).sum();
-            let now = hook.clock.now_millis();
+            let now = hook.clock.coarse_millis();
             hook.log.note(
                 now,
                 &hook.table,

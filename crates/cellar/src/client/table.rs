@@ -302,7 +302,14 @@ impl TableScanner {
                         self.rows += 1;
                     }
                     self.in_row = r.partial;
-                    self.last_row = Some(r.row.clone());
+                    // The buffer of the last row is reused: no allocation per row.
+                    match &mut self.last_row {
+                        Some(last) => {
+                            last.clear();
+                            last.extend_from_slice(&r.row);
+                        }
+                        None => self.last_row = Some(r.row.clone()),
+                    }
                     return Ok(Some(r));
                 }
                 Ok(None) => {
