@@ -249,8 +249,13 @@ impl Wal {
             let mut p = lock(&self.shared.pending);
             p.buf.extend_from_slice(&record);
             p.last_txid += 1;
-            let seen = p.regions.entry(edit.region.clone()).or_insert(0);
-            *seen = (*seen).max(edit.seq_id);
+            // The region's name is copied only for its first edit since the last write.
+            match p.regions.get_mut(&edit.region) {
+                Some(seen) => *seen = (*seen).max(edit.seq_id),
+                None => {
+                    p.regions.insert(edit.region.clone(), edit.seq_id);
+                }
+            }
             if hard {
                 p.hard += 1;
             }

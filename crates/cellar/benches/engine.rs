@@ -4,7 +4,9 @@
 //! single-reader run measured in the same process, on the same disk.
 //!
 //! `cargo bench -p cellar --bench engine` (set CELLAR_BENCH_SECS to change the time per
-//! measurement, default 3; CELLAR_BENCH_ONLY=writes or reads to run one half).
+//! measurement, default 3; CELLAR_BENCH_ONLY=writes or reads to run one half;
+//! CELLAR_BENCH_DURABILITY=SYNC_WAL or FSYNC_WAL and CELLAR_BENCH_WRITERS=1,16 to run
+//! some of the write measurements).
 
 // A benchmark measures real time with real threads.
 #![allow(clippy::disallowed_methods)]
@@ -69,9 +71,17 @@ fn writes() {
     println!("## Writes (one 100-byte cell per Put)\n");
     println!("| durability | writers | puts/s | vs 1 writer | syncs per 1000 puts | µs per sync |");
     println!("|---|---:|---:|---:|---:|---:|");
+    let only_durability = std::env::var("CELLAR_BENCH_DURABILITY").unwrap_or_default();
+    let writer_counts: Vec<usize> = std::env::var("CELLAR_BENCH_WRITERS")
+        .ok()
+        .map(|s| s.split(',').filter_map(|n| n.trim().parse().ok()).collect())
+        .unwrap_or_else(|| vec![1, 4, 16]);
     for durability in [Durability::SyncWal, Durability::FsyncWal] {
+        if !only_durability.is_empty() && only_durability != durability.name() {
+            continue;
+        }
         let mut base = 0.0;
-        for writers in [1usize, 4, 16] {
+        for &writers in &writer_counts {
             let dir = scratch(&format!("writes-{}-{writers}", durability.name()));
             let db = Database::open(&dir).expect("open");
             let mut t = TableDescriptor::new("t").with_family(FamilyDescriptor::new("f"));
