@@ -16,6 +16,14 @@ use cellar_api::{
 };
 use cellar_api::{Get, RowResult, TimeRange};
 
+/// What [`Region::build_cells`] made.
+struct Built {
+    /// The mutations ask for their results (increments and appends).
+    returns: bool,
+    /// The cells share one buffer already.
+    packed: bool,
+}
+
 impl Region {
     /// Writes a Put.
     pub fn put(&self, put: Put) -> Result<()> {
@@ -325,11 +333,12 @@ impl Region {
         }
         let mut cells: Vec<Cell> = Vec::new();
         let mut results: Vec<Cell> = Vec::new();
-        let returns = self.build_cells(row, mutations, now, put_ts, &mut cells, &mut results)?;
+        let built = self.build_cells(row, mutations, now, put_ts, &mut cells, &mut results)?;
         // Results hold only the cells increments and appends computed.
         self.row_clock.note(row, &results, clock_now);
         if !cells.is_empty() {
-            self.write_cells(cells, self.durability_of(mutations), clock_now)?;
+            let durability = self.durability_of(mutations);
+            self.write_cells(cells, built.packed, durability, clock_now)?;
         }
         drop(guard);
         self.metrics.write_requests.fetch_add(1, Ordering::Relaxed);
@@ -339,7 +348,7 @@ impl Region {
             true,
             RowResult {
                 row: row.to_vec(),
-                cells: if returns { results } else { Vec::new() },
+                cells: if built.returns { results } else { Vec::new() },
                 exists: None,
                 partial: false,
                 cursor: false,
@@ -348,7 +357,7 @@ impl Region {
     }
 
     /// The cells `mutations` of `row` write (timestamps stamped, counters and appends
-    /// computed from the row's current state); returns whether results are wanted.
+    /// computed from the row's current state), appended to `cells`.
     fn build_cells(
         &self,
         row: &[u8],
@@ -357,7 +366,25 @@ impl Region {
         put_ts: i64,
         cells: &mut Vec<Cell>,
         results: &mut Vec<Cell>,
-    ) -> Result<bool> {
+    ) -> Result<Built> {
+        // Puts alone (the common write) are written straight into one buffer.
+        if cells.is_empty() && mutations.iter().all(|m| matches!(m, Mutation::Put(_))) {
+            let parts = mutations
+                .iter()
+                .flat_map(|m| match m {
+                    Mutation::Put(p) => p.cells.as_slice(),
+                    _ => &[],
+                })
+                .map(|(f, q, ts, v)| {
+                    let ts = if *ts == LATEST_TIMESTAMP { put_ts } else { *ts };
+                    (f.as_slice(), q.as_slice(), ts, v.as_slice())
+                });
+            *cells = Cell::puts_packed(row, parts)?;
+            return Ok(Built {
+                returns: false,
+                packed: true,
+            });
+        }
         let mut returns = false;
         for m in mutations {
             match m {
@@ -397,7 +424,10 @@ impl Region {
                 }
             }
         }
-        Ok(returns)
+        Ok(Built {
+            returns,
+            packed: false,
+        })
     }
 
     /// Applies mutations of several rows of this region atomically: one WAL edit, one
@@ -486,7 +516,7 @@ impl Region {
             self.row_clock.note(m.row(), &results[computed..], now);
         }
         if !cells.is_empty() {
-            self.write_cells(cells, self.durability_of(mutations), now)?;
+            self.write_cells(cells, false, self.durability_of(mutations), now)?;
         }
         drop(guard);
         self.metrics.write_requests.fetch_add(1, Ordering::Relaxed);
@@ -581,13 +611,20 @@ impl Region {
         Ok(())
     }
 
-    /// Takes a sequence id, logs and applies `cells` as one edit.
-    fn write_cells(&self, mut cells: Vec<Cell>, durability: Durability, now: i64) -> Result<()> {
+    /// Takes a sequence id, logs and applies `cells` (`packed` when they already share
+    /// one buffer) as one edit.
+    fn write_cells(
+        &self,
+        mut cells: Vec<Cell>,
+        packed: bool,
+        durability: Durability,
+        now: i64,
+    ) -> Result<()> {
         // One buffer for the edit's cells: a Get of the row then reads them side by
         // side and takes one reference count for all of them (a lone cell keeps its
         // own buffer rather than being copied). Done before the sequence id is taken,
         // so the copy does not hold back the read point of other writers' edits.
-        if cells.len() > 1 {
+        if cells.len() > 1 && !packed {
             cells = Cell::pack(cells);
         }
         let updates = self.updates.read().unwrap_or_else(|e| e.into_inner());

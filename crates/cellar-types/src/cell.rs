@@ -83,7 +83,7 @@ impl CellType {
 /// tags ≤ 32767 bytes.
 #[derive(Clone)]
 pub struct Cell {
-    buf: Bytes,
+    pub(crate) buf: Bytes,
     key_len: u32,
     value_len: u32,
     row_len: u16,
@@ -135,7 +135,13 @@ impl Cell {
 
     /// A cell over `buf`, which holds `key | value | [tags_gap bytes] tags` (checked by
     /// the callers).
-    fn view(buf: Bytes, key: &KeyRef<'_>, cell_type: CellType, parts: Parts, seq_id: u64) -> Cell {
+    pub(crate) fn view(
+        buf: Bytes,
+        key: &KeyRef<'_>,
+        cell_type: CellType,
+        parts: Parts,
+        seq_id: u64,
+    ) -> Cell {
         Cell {
             buf,
             key_len: key.len() as u32,
@@ -165,28 +171,6 @@ impl Cell {
     pub fn with_seq_id(mut self, seq_id: u64) -> Cell {
         self.seq_id = seq_id;
         self
-    }
-
-    /// The cells with their bytes moved into one buffer they share: the cells of one
-    /// edit then sit together in memory and share one reference count, and none keeps
-    /// alive a larger buffer it was cut from (a request's cell block).
-    pub fn pack(cells: Vec<Cell>) -> Vec<Cell> {
-        let total = cells.iter().map(|c| c.buf.len()).sum();
-        let mut joined = Vec::with_capacity(total);
-        for c in &cells {
-            joined.extend_from_slice(&c.buf);
-        }
-        let joined = Bytes::from(joined);
-        let mut at = 0;
-        cells
-            .into_iter()
-            .map(|mut c| {
-                let n = c.buf.len();
-                c.buf = joined.slice(at..at + n);
-                at += n;
-                c
-            })
-            .collect()
     }
 
     /// Returns the cell with these serialized tags.
@@ -323,11 +307,11 @@ impl Cell {
 }
 
 /// Lengths of a cell's buffer after its key.
-struct Parts {
-    value_len: usize,
+pub(crate) struct Parts {
+    pub(crate) value_len: usize,
     /// Bytes between the value and the tags (a tags length kept in the buffer).
-    tags_gap: u8,
-    tags_len: usize,
+    pub(crate) tags_gap: u8,
+    pub(crate) tags_len: usize,
 }
 
 /// Offsets of one KeyValue's parts inside its serialization.
@@ -377,7 +361,7 @@ fn parse_key_value(buf: &[u8], with_tags: bool) -> Result<(KeyValueLayout, usize
     ))
 }
 
-fn check_lengths(row: usize, family: usize, tags: usize) -> Result<()> {
+pub(crate) fn check_lengths(row: usize, family: usize, tags: usize) -> Result<()> {
     if row > MAX_ROW_LEN {
         return Err(TypesError::RowTooLong { len: row });
     }
@@ -443,36 +427,6 @@ impl Ord for Cell {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn packed_cells_are_equal_and_lie_side_by_side() {
-        let cells: Vec<Cell> = (0..5)
-            .map(|i| {
-                Cell::put(
-                    format!("row{i}"),
-                    "f",
-                    format!("q{i}"),
-                    i,
-                    vec![i as u8; 10 * i as usize],
-                )
-                .map(|c| c.with_seq_id(7))
-            })
-            .collect::<Result<_>>()
-            .unwrap();
-        let tagged = cells[0].clone().with_tags([1u8, 0, 1, b'x']).unwrap();
-        let mut all = cells.clone();
-        all.push(tagged.clone());
-        let packed = Cell::pack(all);
-        assert_eq!(&packed[..5], &cells[..]);
-        assert_eq!(packed[5], tagged);
-        assert_eq!(packed[5].tags(), tagged.tags());
-        for (a, b) in packed.iter().zip(&packed[1..]) {
-            let end = a.buf.as_ptr() as usize + a.buf.len();
-            assert_eq!(end, b.buf.as_ptr() as usize);
-            assert_eq!(a.seq_id(), 7);
-        }
-        assert!(Cell::pack(Vec::new()).is_empty());
-    }
 
     #[test]
     fn type_codes_round_trip() {

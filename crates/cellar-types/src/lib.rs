@@ -3,6 +3,7 @@
 //! their sort order, and the binary escaping used by tools. No I/O here.
 
 mod cell;
+mod cell_pack;
 mod comparator;
 mod dictionary;
 mod error;
@@ -12,6 +13,7 @@ mod tags;
 
 pub use bytes::Bytes;
 pub use cell::{Cell, CellType, LATEST_TIMESTAMP, MAX_FAMILY_LEN, MAX_ROW_LEN};
+pub use cell_pack::PutParts;
 pub use comparator::{compare_cells, compare_keys, compare_rows, row_prefix};
 pub use dictionary::{LruDictionary, NOT_IN_DICTIONARY};
 pub use error::{Result, TypesError};
