@@ -115,4 +115,27 @@ mod tests {
         let first = KeyRef::first_on_row(b"r");
         assert_eq!(compare_keys(&first, &cell.key_ref()), Ordering::Less);
     }
+
+    #[test]
+    fn cell_order_is_key_order_then_sequence_id() {
+        let mut cells = Vec::new();
+        for row in ["", "a", "ab", "b"] {
+            for (family, qualifier) in [("", ""), ("f", ""), ("f", "q"), ("fq", ""), ("g", "a")] {
+                for ts in [0, 5] {
+                    for t in [CellType::Minimum, CellType::Put, CellType::DeleteColumn] {
+                        for seq in [1, 2] {
+                            cells.push(c(row, family, qualifier, ts, t, seq));
+                        }
+                    }
+                }
+            }
+        }
+        for a in &cells {
+            for b in &cells {
+                let expected = compare_keys(&a.key_ref(), &b.key_ref())
+                    .then_with(|| b.seq_id().cmp(&a.seq_id()));
+                assert_eq!(compare_cells(a, b), expected, "{a:?} vs {b:?}");
+            }
+        }
+    }
 }
