@@ -192,7 +192,8 @@ impl Servers {
             self.cellar.table(&name).unwrap(),
         );
         let (ha, ca) = (self.hbase.admin(), self.cellar.admin());
-        let mut last_clock_op = Instant::now();
+        // When each server (HBase, Cellar) last finished an operation it stamps.
+        let mut last_clock_op: [Option<Instant>; 2] = [None, None];
         let started = Instant::now();
         let mut found = None;
         // CELLAR_DIFF_TRACE: name each operation as it starts (to find a hang).
@@ -204,23 +205,27 @@ impl Servers {
                 .try_init();
         }
         for (i, op) in ops.iter().enumerate() {
-            if op.takes_server_time() {
-                // Both servers give these their clock's milliseconds: keep them on
-                // distinct milliseconds, so neither collapses two into one.
-                let since = last_clock_op.elapsed();
-                if since < Duration::from_millis(3) {
-                    std::thread::sleep(Duration::from_millis(3) - since);
-                }
-                last_clock_op = Instant::now();
-            }
+            // Both servers give these their clock's milliseconds: each server's are kept
+            // on distinct milliseconds (3 ms from the end of its last one), so neither
+            // collapses two into one. Each server is spaced on its own: a slow call on
+            // HBase must not leave the next two calls on Cellar in one millisecond.
+            let clocked = op.takes_server_time();
             if trace {
                 eprintln!("seed {seed} op {i} on HBase: {op:?}");
             }
+            space_clock_op(clocked, &mut last_clock_op[0]);
             let h = apply(op, ht.as_ref(), ha.as_ref(), &name);
+            if clocked {
+                last_clock_op[0] = Some(Instant::now());
+            }
             if trace {
                 eprintln!("seed {seed} op {i} on Cellar");
             }
+            space_clock_op(clocked, &mut last_clock_op[1]);
             let c = apply(op, ct.as_ref(), ca.as_ref(), &name);
+            if clocked {
+                last_clock_op[1] = Some(Instant::now());
+            }
             if matches!(op, Op::Split { .. } | Op::Merge { .. }) && matches!(h, Outcome::Regions(_))
             {
                 // New regions hold references to their parents' files until compacted,
@@ -428,4 +433,15 @@ fn soak() {
         s.defects
     );
     assert!(reports.is_empty(), "{}", reports.join("\n"));
+}
+
+/// Waits until `last` (when a server last finished an operation it stamps with its
+/// clock) lies 3 ms back, before another such operation.
+fn space_clock_op(clocked: bool, last: &mut Option<Instant>) {
+    if let (true, Some(at)) = (clocked, *last) {
+        let since = at.elapsed();
+        if since < Duration::from_millis(3) {
+            std::thread::sleep(Duration::from_millis(3) - since);
+        }
+    }
 }
