@@ -675,12 +675,17 @@ mod tests {
     /// Seeks column to column as a Get does (the newest version of each), returning the
     /// qualifiers seen and the cells the cursor stepped over.
     fn column_walk(versions: u64) -> (Vec<Vec<u8>>, usize) {
+        column_walk_stamped(versions, |v| v as i64)
+    }
+
+    /// [`column_walk`] with the `v`th version of each column stamped `stamp(v)`.
+    fn column_walk_stamped(versions: u64, stamp: impl Fn(u64) -> i64) -> (Vec<Vec<u8>>, usize) {
         let seg = MemSegment::new();
         let mut seq = 0;
         for q in 0..20 {
-            for _ in 0..versions {
+            for v in 0..versions {
                 seq += 1;
-                let c = Cell::put("row", "f", format!("q{q:02}"), seq as i64, "v")
+                let c = Cell::put("row", "f", format!("q{q:02}"), stamp(v), "v")
                     .map(|c| c.with_seq_id(seq))
                     .unwrap_or_else(|e| panic!("{e}"));
                 seg.add(c, 0);
@@ -715,6 +720,27 @@ mod tests {
         let (seen, walked) = column_walk(1);
         assert_eq!(seen, want);
         assert!(walked <= 20 * 2, "walked {walked} cells of 20");
+    }
+
+    /// A column's newer versions, each written in front of the older ones, point past
+    /// them: a reseek to the next column jumps there (a step, the jump, the step after
+    /// it) instead of stepping four versions and searching from the top.
+    #[test]
+    fn mem_cursor_reseeks_jump_past_a_columns_versions() {
+        let want: Vec<Vec<u8>> = (0..20).map(|q| format!("q{q:02}").into_bytes()).collect();
+        let (seen, walked) = column_walk(1_000);
+        assert_eq!(seen, want);
+        assert!(walked <= 20 * 3, "walked {walked} cells of 20,000");
+        // Versions written in any order of their timestamps (older ones after newer:
+        // the pointers then fall short of a column's end) read the same.
+        for stamp in [
+            |v: u64| -(v as i64),
+            |v: u64| ((v * 7_919) % 1_000) as i64,
+            |v: u64| (v % 3) as i64,
+        ] {
+            let (seen, _) = column_walk_stamped(1_000, stamp);
+            assert_eq!(seen, want);
+        }
     }
 
     #[test]

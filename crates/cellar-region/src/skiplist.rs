@@ -10,6 +10,11 @@
 //! inserted with [`SkipList::insert_grouped`], which keeps each group's first node in a
 //! hash index: [`SkipList::group_head`] finds it without a descent.
 //!
+//! A key inserted right before another of its run ([`Grouped::same_run`]: a MemStore
+//! column's newer version before its older ones) keeps a pointer further along that
+//! run, so a walk past a hot column's thousands of versions jumps instead of stepping
+//! or searching from the top ([`Entry::skip`]). Only such keys carry the pointer.
+//!
 //! Inserting a key equal to one already present replaces it as a map would: the old
 //! node is marked shadowed and skipped by every walk, and the new one goes in front of
 //! it. A reader walking meanwhile may see neither; the MemStore only replaces a cell
@@ -34,12 +39,14 @@ use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 /// billions of keys with short walks.
 const MAX_HEIGHT: usize = 16;
 
-/// A node: its key, then `height` next pointers allocated right after it.
+/// A node: its key, then `height` next pointers allocated right after it, and with
+/// `has_skip` one more: a later node of the same run.
 #[repr(C)]
 struct Node<K> {
     key: K,
     shadowed: AtomicBool,
     height: u8,
+    has_skip: bool,
     tower: [AtomicPtr<Node<K>>; 0],
 }
 
@@ -52,14 +59,16 @@ impl<K> Node<K> {
         Layout::from_size_align(size, mem::align_of::<Node<K>>()).ok()
     }
 
-    /// Allocates a node with every next pointer null.
-    fn alloc(key: K, height: usize) -> NonNull<Node<K>> {
-        let Some(layout) = Node::<K>::layout(height) else {
+    /// Allocates a node with every next pointer null, and `skip` after them when
+    /// given.
+    fn alloc(key: K, height: usize, skip: Link<K>) -> NonNull<Node<K>> {
+        let slots = height + usize::from(skip.is_some());
+        let Some(layout) = Node::<K>::layout(slots) else {
             alloc::handle_alloc_error(Layout::new::<Node<K>>());
         };
         // SAFETY: the layout has a non-zero size (it holds at least the key's fields
         // and the height byte). The fields are written before the pointer is used, and
-        // the tower's `height` slots lie inside the allocation (see `layout`).
+        // the tower's `slots` slots lie inside the allocation (see `layout`).
         unsafe {
             let Some(node) = NonNull::new(alloc::alloc(layout).cast::<Node<K>>()) else {
                 alloc::handle_alloc_error(layout);
@@ -69,9 +78,13 @@ impl<K> Node<K> {
             ptr::addr_of_mut!((*p).shadowed).write(AtomicBool::new(false));
             // `height` ≤ MAX_HEIGHT, which fits a byte.
             ptr::addr_of_mut!((*p).height).write(height as u8);
+            ptr::addr_of_mut!((*p).has_skip).write(skip.is_some());
             let tower = ptr::addr_of_mut!((*p).tower).cast::<AtomicPtr<Node<K>>>();
             for level in 0..height {
                 tower.add(level).write(AtomicPtr::new(ptr::null_mut()));
+            }
+            if let Some(s) = skip {
+                tower.add(height).write(AtomicPtr::new(s.as_ptr()));
             }
             node
         }
@@ -101,11 +114,37 @@ impl<K> Node<K> {
     unsafe fn is_shadowed(node: NonNull<Node<K>>) -> bool {
         (*node.as_ptr()).shadowed.load(Ordering::Acquire)
     }
+
+    /// Pointer slots allocated after the node (its height, and its skip).
+    ///
+    /// # Safety
+    /// As for [`Node::key`].
+    unsafe fn slots(node: NonNull<Node<K>>) -> usize {
+        let n = &*node.as_ptr();
+        usize::from(n.height) + usize::from(n.has_skip)
+    }
+
+    /// The later node of its run this node points to, if it has one. Written before
+    /// the node was linked, never changed after.
+    ///
+    /// # Safety
+    /// As for [`Node::key`].
+    unsafe fn skip(node: NonNull<Node<K>>) -> Link<K> {
+        let n = &*node.as_ptr();
+        if !n.has_skip {
+            return None;
+        }
+        NonNull::new(Node::slot(node, usize::from(n.height)).load(Ordering::Acquire))
+    }
 }
 
 /// Keys that belong to a group of adjacent keys (a MemStore cell to its row).
 pub trait Grouped {
     fn group(&self) -> &[u8];
+
+    /// Whether two keys lie in one run of adjacent keys inside a group (a MemStore
+    /// cell's column: its versions and markers).
+    fn same_run(&self, other: &Self) -> bool;
 }
 
 /// Shards of the group index: writers of different groups seldom share a lock.
@@ -240,6 +279,17 @@ impl<'a, K> Entry<'a, K> {
     pub fn key(&self) -> &'a K {
         // SAFETY: an entry borrows its list for 'a.
         unsafe { Node::key(self.node) }
+    }
+
+    /// A later key of this key's run (see the module documentation), when this key
+    /// was inserted right before another of its run: every key between the two is of
+    /// the run too. The key there may have been replaced by an equal one since; it is
+    /// a place to step on from, not a key to return.
+    pub fn skip(&self) -> Option<Entry<'a, K>> {
+        // SAFETY: an entry borrows its list for 'a; a skip points to a node of it.
+        let skip = unsafe { Node::skip(self.node) };
+        let list = self.list;
+        skip.map(|n| Entry::new(list, n))
     }
 
     /// The next key in order.
@@ -473,11 +523,17 @@ impl<K: Ord> SkipList<K> {
     /// this list (the MemStore inserts with [`SkipList::insert_grouped`]).
     #[cfg(test)]
     pub fn insert(&self, key: K, splice: &mut Splice<K>) {
-        self.insert_node(key, splice);
+        self.insert_node(key, splice, |_, _| false);
     }
 
-    /// [`SkipList::insert`], returning the new node.
-    fn insert_node(&self, key: K, splice: &mut Splice<K>) -> NonNull<Node<K>> {
+    /// [`SkipList::insert`], returning the new node; a key that `same_run` puts in one
+    /// run with the key after it keeps a skip further along that run.
+    fn insert_node(
+        &self,
+        key: K,
+        splice: &mut Splice<K>,
+        same_run: impl Fn(&K, &K) -> bool,
+    ) -> NonNull<Node<K>> {
         let height = random_height();
         // Every writer reads the height; only a taller node writes it (the line stays
         // shared between writers' cores otherwise).
@@ -508,7 +564,16 @@ impl<K: Ord> SkipList<K> {
             splice.prev[from] = p;
             splice.next[from] = n;
         }
-        let node = Node::alloc(key, height);
+        // The node after this key at level 0 goes after it whatever another writer
+        // links meanwhile (nodes are never removed), so a skip to it or further along
+        // its run points forward.
+        let skip = splice.next[0].filter(|n| {
+            // SAFETY: links of a splice are nodes of this list, which `self` borrows.
+            same_run(&key, unsafe { Node::key(*n) })
+        });
+        // SAFETY: as above.
+        let skip = skip.map(|n| unsafe { Node::skip(n) }.unwrap_or(n));
+        let node = Node::alloc(key, height, skip);
         // SAFETY: `node` is ours until linked; linked nodes live as long as the list.
         let key = unsafe { Node::key(node) };
         for level in 0..height {
@@ -567,7 +632,7 @@ impl<K: Ord> SkipList<K> {
         };
         let mut run: Option<NonNull<Node<K>>> = None;
         for key in keys {
-            let node = self.insert_node(key, splice);
+            let node = self.insert_node(key, splice, K::same_run);
             run = match run {
                 // SAFETY: both are nodes of this list, which `self` borrows.
                 Some(first) => unsafe {
@@ -663,9 +728,9 @@ impl<K> Drop for SkipList<K> {
             // with the layout it was allocated with.
             unsafe {
                 link = NonNull::new(Node::slot(n, 0).load(Ordering::Relaxed));
-                let height = usize::from((*n.as_ptr()).height);
+                let slots = Node::slots(n);
                 ptr::drop_in_place(ptr::addr_of_mut!((*n.as_ptr()).key));
-                if let Some(layout) = Node::<K>::layout(height) {
+                if let Some(layout) = Node::<K>::layout(slots) {
                     alloc::dealloc(n.as_ptr().cast::<u8>(), layout);
                 }
             }

@@ -50,7 +50,14 @@ impl Grouped for Key {
     fn group(&self) -> &[u8] {
         &self.group
     }
+
+    fn same_run(&self, other: &Self) -> bool {
+        self.k / RUN == other.k / RUN
+    }
 }
+
+/// Keys per run inside a group: the run of `k` is `k / RUN`.
+const RUN: u32 = 4;
 
 #[test]
 fn each_group_head_is_its_first_key() {
@@ -85,6 +92,22 @@ fn each_group_head_is_its_first_key() {
         }
     }
     assert!(list.group_head(&1_000_000u32.to_be_bytes()).is_none());
+    // Skips point forward, into the same run, at a key of the list.
+    let mut skips = 0;
+    let mut at = list.first();
+    while let Some(e) = at {
+        if let Some(s) = e.skip() {
+            skips += 1;
+            let (k, to) = (e.key().k, s.key().k);
+            assert!(to >= k && k / RUN == to / RUN, "skip {k} -> {to}");
+            assert!(model.contains_key(&to), "skip {k} -> {to} names a key");
+        }
+        at = e.next();
+    }
+    assert!(
+        skips > 100,
+        "{skips} keys went in before another of their run"
+    );
 }
 
 #[test]
@@ -137,7 +160,11 @@ fn a_reader_never_starts_after_a_completed_insert() {
                             found = e.key().k == published;
                             break;
                         }
-                        at = e.next();
+                        // Jumps along a run as the MemStore's reseeks do.
+                        at = match e.skip() {
+                            Some(s) if s.key().k < published => Some(s),
+                            _ => e.next(),
+                        };
                     }
                     assert!(found, "group {g}: {published} reachable from the head");
                 }
