@@ -678,6 +678,11 @@ mod tests {
         column_walk_stamped(versions, |v| v as i64)
     }
 
+    /// The qualifiers a column walk sees, in order.
+    fn walk_columns() -> Vec<Vec<u8>> {
+        (0..20).map(|q| format!("q{q:02}").into_bytes()).collect()
+    }
+
     /// [`column_walk`] with the `v`th version of each column stamped `stamp(v)`.
     fn column_walk_stamped(versions: u64, stamp: impl Fn(u64) -> i64) -> (Vec<Vec<u8>>, usize) {
         let seg = MemSegment::new();
@@ -713,7 +718,7 @@ mod tests {
     /// walk over 100 versions of each column does not step over every version.
     #[test]
     fn mem_cursor_reseeks_step_near_and_search_far() {
-        let want: Vec<Vec<u8>> = (0..20).map(|q| format!("q{q:02}").into_bytes()).collect();
+        let want = walk_columns();
         let (seen, walked) = column_walk(100);
         assert_eq!(seen, want);
         assert!(walked <= 20 * 8, "walked {walked} cells of 2,000");
@@ -727,7 +732,7 @@ mod tests {
     /// it) instead of stepping four versions and searching from the top.
     #[test]
     fn mem_cursor_reseeks_jump_past_a_columns_versions() {
-        let want: Vec<Vec<u8>> = (0..20).map(|q| format!("q{q:02}").into_bytes()).collect();
+        let want = walk_columns();
         let (seen, walked) = column_walk(1_000);
         assert_eq!(seen, want);
         assert!(walked <= 20 * 3, "walked {walked} cells of 20,000");

@@ -16,14 +16,6 @@ use cellar_api::{
 };
 use cellar_api::{Get, RowResult, TimeRange};
 
-/// What [`Region::build_cells`] made.
-struct Built {
-    /// The mutations ask for their results (increments and appends).
-    returns: bool,
-    /// The cells share one buffer already.
-    packed: bool,
-}
-
 impl Region {
     /// Writes a Put.
     pub fn put(&self, put: Put) -> Result<()> {
@@ -333,12 +325,21 @@ impl Region {
         }
         let mut cells: Vec<Cell> = Vec::new();
         let mut results: Vec<Cell> = Vec::new();
-        let built = self.build_cells(row, mutations, now, put_ts, &mut cells, &mut results)?;
+        // Puts alone (the common write) are written straight into one buffer.
+        let packed = match Self::put_cells(row, mutations, put_ts) {
+            Some(put) => {
+                cells = put?;
+                true
+            }
+            None => false,
+        };
+        let returns =
+            !packed && self.build_cells(row, mutations, now, put_ts, &mut cells, &mut results)?;
         // Results hold only the cells increments and appends computed.
         self.row_clock.note(row, &results, clock_now);
         if !cells.is_empty() {
             let durability = self.durability_of(mutations);
-            self.write_cells(cells, built.packed, durability, clock_now)?;
+            self.write_cells(cells, packed, durability, clock_now)?;
         }
         drop(guard);
         self.metrics.write_requests.fetch_add(1, Ordering::Relaxed);
@@ -348,7 +349,7 @@ impl Region {
             true,
             RowResult {
                 row: row.to_vec(),
-                cells: if built.returns { results } else { Vec::new() },
+                cells: if returns { results } else { Vec::new() },
                 exists: None,
                 partial: false,
                 cursor: false,
@@ -356,8 +357,27 @@ impl Region {
         ))
     }
 
+    /// The cells of `mutations` of `row` in one shared buffer, when they are Puts alone
+    /// (server timestamps stamped `put_ts`); `None` for any other mix.
+    fn put_cells(row: &[u8], mutations: &[Mutation], put_ts: i64) -> Option<Result<Vec<Cell>>> {
+        if !mutations.iter().all(|m| matches!(m, Mutation::Put(_))) {
+            return None;
+        }
+        let parts = mutations
+            .iter()
+            .flat_map(|m| match m {
+                Mutation::Put(p) => p.cells.as_slice(),
+                _ => &[],
+            })
+            .map(|(f, q, ts, v)| {
+                let ts = if *ts == LATEST_TIMESTAMP { put_ts } else { *ts };
+                (f.as_slice(), q.as_slice(), ts, v.as_slice())
+            });
+        Some(Cell::puts_packed(row, parts).map_err(Into::into))
+    }
+
     /// The cells `mutations` of `row` write (timestamps stamped, counters and appends
-    /// computed from the row's current state), appended to `cells`.
+    /// computed from the row's current state); returns whether results are wanted.
     fn build_cells(
         &self,
         row: &[u8],
@@ -366,25 +386,7 @@ impl Region {
         put_ts: i64,
         cells: &mut Vec<Cell>,
         results: &mut Vec<Cell>,
-    ) -> Result<Built> {
-        // Puts alone (the common write) are written straight into one buffer.
-        if cells.is_empty() && mutations.iter().all(|m| matches!(m, Mutation::Put(_))) {
-            let parts = mutations
-                .iter()
-                .flat_map(|m| match m {
-                    Mutation::Put(p) => p.cells.as_slice(),
-                    _ => &[],
-                })
-                .map(|(f, q, ts, v)| {
-                    let ts = if *ts == LATEST_TIMESTAMP { put_ts } else { *ts };
-                    (f.as_slice(), q.as_slice(), ts, v.as_slice())
-                });
-            *cells = Cell::puts_packed(row, parts)?;
-            return Ok(Built {
-                returns: false,
-                packed: true,
-            });
-        }
+    ) -> Result<bool> {
         let mut returns = false;
         for m in mutations {
             match m {
@@ -424,10 +426,7 @@ impl Region {
                 }
             }
         }
-        Ok(Built {
-            returns,
-            packed: false,
-        })
+        Ok(returns)
     }
 
     /// Applies mutations of several rows of this region atomically: one WAL edit, one
