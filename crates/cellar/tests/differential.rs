@@ -124,6 +124,11 @@ impl Servers {
     /// but not begun does not show, so a server seen idle is watched for 400 ms (20
     /// polls) before it counts as done: on a loaded machine HBase starts late.
     fn await_compactions(&self, name: &str) {
+        self.await_compactions_idle(name, 20);
+    }
+
+    /// As `await_compactions`, a server seen idle watched for `idle_polls` polls.
+    fn await_compactions_idle(&self, name: &str, idle_polls: usize) {
         for (who, conn) in [("HBase", &self.hbase_async), ("Cellar", &self.cellar_async)] {
             let admin = conn.admin();
             let started = Instant::now();
@@ -139,7 +144,7 @@ impl Servers {
                     idle = 0;
                 } else {
                     idle += 1;
-                    if (seen_running && idle >= 2) || idle >= 20 {
+                    if (seen_running && idle >= 2) || idle >= idle_polls {
                         break;
                     }
                 }
@@ -265,6 +270,23 @@ impl Servers {
                 continue;
             }
             self.compared += 1;
+            if h != c && matches!(op, Op::Scan { raw: true, .. }) {
+                // A raw scan shows what compactions have dropped so far, and a
+                // compaction a loaded HBase (or Cellar) starts seconds late is not
+                // seen by the watch above: let both settle for longer and read again.
+                // A difference that stays is reported as it is then.
+                self.await_compactions_idle(&name, 100);
+                let h2 = apply(op, ht.as_ref(), ha.as_ref(), &name);
+                let c2 = apply(op, ct.as_ref(), ca.as_ref(), &name);
+                if h2 == c2 {
+                    eprintln!(
+                        "seed {seed}: operation {i}: the raw scans agree once compactions settled"
+                    );
+                    continue;
+                }
+                found = Some((i, h2, c2));
+                break;
+            }
             if h != c {
                 found = Some((i, h, c));
                 break;
