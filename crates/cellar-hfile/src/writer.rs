@@ -4,7 +4,9 @@
 use std::path::Path;
 
 use cellar_io::FileSystem;
-use cellar_types::{compare_cells, to_string_binary, Cell, CellType};
+use std::cmp::Ordering;
+
+use cellar_types::{compare_rows, compare_within_row, to_string_binary, Cell, CellType};
 
 use crate::block::{BlockType, BlockWriter};
 use crate::bloom::{BloomType, BloomWriter};
@@ -75,7 +77,6 @@ pub struct HFileWriter {
     fmt: CellFormat,
     block: Vec<Cell>,
     block_bytes: usize,
-    last: Option<Cell>,
     prev_block_last_key: Option<Cell>,
     index: IndexWriter,
     bloom: Option<BloomWriter>,
@@ -139,7 +140,6 @@ impl HFileWriter {
             },
             block: Vec::new(),
             block_bytes: 0,
-            last: None,
             prev_block_last_key: None,
             index: IndexWriter::new(opts.index_block_max_size, opts.index_min_entries),
             bloom,
@@ -184,27 +184,48 @@ impl HFileWriter {
                 describe(&cell)
             )));
         }
-        if let Some(last) = &self.last {
-            if compare_cells(last, &cell) == std::cmp::Ordering::Greater {
-                return Err(HFileError::OutOfOrder {
-                    previous: describe(last),
-                    next: describe(&cell),
-                });
-            }
-            if last.family() != cell.family() {
-                return Err(HFileError::InvalidOption(format!(
-                    "a store file holds one family: {} then {}",
-                    to_string_binary(last.family()),
-                    to_string_binary(cell.family())
-                )));
-            }
-            let new_key = last.key_ref() != cell.key_ref();
-            if new_key && self.block_bytes >= self.opts.block_size {
-                self.finish_block()?;
-            }
+        let (same_row, same_column, new_key) =
+            match self.block.last().or(self.prev_block_last_key.as_ref()) {
+                Some(last) => {
+                    let same_row = last.row() == cell.row();
+                    // One comparison gives both the order and whether the key is new:
+                    // rows compared once, the rest of the key only within a row.
+                    let keys = if same_row {
+                        compare_within_row(&last.key_ref(), &cell.key_ref())
+                    } else {
+                        compare_rows(last.row(), cell.row())
+                    };
+                    if keys.then_with(|| cell.seq_id().cmp(&last.seq_id())) == Ordering::Greater {
+                        return Err(HFileError::OutOfOrder {
+                            previous: describe(last),
+                            next: describe(&cell),
+                        });
+                    }
+                    if last.family() != cell.family() {
+                        return Err(HFileError::InvalidOption(format!(
+                            "a store file holds one family: {} then {}",
+                            to_string_binary(last.family()),
+                            to_string_binary(cell.family())
+                        )));
+                    }
+                    let same_column = same_row && last.qualifier() == cell.qualifier();
+                    (same_row, same_column, keys != Ordering::Equal)
+                }
+                None => (false, false, false),
+            };
+        if new_key && self.block_bytes >= self.opts.block_size {
+            self.finish_block()?;
         }
         if let Some(bloom) = &mut self.bloom {
-            bloom.add(&self.opts.bloom.hash_key(cell.row(), cell.qualifier()));
+            // A bloom holds each key once: a key equal to the last one's is not hashed
+            // again.
+            let new_key = match self.opts.bloom {
+                BloomType::RowCol => !same_column,
+                _ => !same_row,
+            };
+            if new_key {
+                bloom.add(&self.opts.bloom.hash_key(cell.row(), cell.qualifier()));
+            }
         }
         if matches!(
             cell.cell_type(),
@@ -224,7 +245,6 @@ impl HFileWriter {
             self.earliest_put = self.earliest_put.min(cell.timestamp());
         }
         self.block_bytes += cell.serialized_size(self.fmt.includes_tags);
-        self.last = Some(cell.clone());
         self.block.push(cell);
         Ok(())
     }

@@ -259,6 +259,44 @@ fn writer_rejects_bad_input() {
     assert!(HFileWriter::create(&fs, Path::new("y"), bad).is_err());
 }
 
+proptest! {
+    /// The writer's order check is HBase's comparator: a cell after one it sorts
+    /// before (row, qualifier, timestamp, type, then sequence id) is refused, any other
+    /// taken — also when the previous cell closed a block.
+    #[test]
+    fn writer_refuses_exactly_what_sorts_before_the_last_cell(
+        a in (0u8..3, 0u8..3, 0i64..3, 0usize..3, 0u64..3),
+        b in (0u8..3, 0u8..3, 0i64..3, 0usize..3, 0u64..3),
+        block_size in prop_oneof![Just(1usize), Just(65536)],
+    ) {
+        let types = [CellType::Put, CellType::Delete, CellType::DeleteColumn];
+        let cell = |(r, q, ts, t, seq): (u8, u8, i64, usize, u64)| {
+            Cell::new([b'r', r], &b"f"[..], [b'q', q], ts, types[t], "v")
+                .unwrap()
+                .with_seq_id(seq)
+        };
+        let (a, b) = (cell(a), cell(b));
+        let fs = MemoryFs::new();
+        for bloom in [BloomType::Row, BloomType::RowCol] {
+            let opts = WriterOptions { block_size, bloom, ..WriterOptions::default() };
+            let mut w = HFileWriter::create(&fs, Path::new("o"), opts).unwrap();
+            w.append(a.clone()).unwrap();
+            let got = w.append(b.clone());
+            let refused = a.cmp(&b) == Ordering::Greater;
+            prop_assert_eq!(got.is_err(), refused, "{:?} then {:?}: {:?}", a, b, got);
+            if !refused {
+                w.close().unwrap();
+                let r = HFileReader::open(&fs, Path::new("o"), None).unwrap();
+                prop_assert_eq!(read_all(&r), vec![a.clone(), b.clone()]);
+                for c in [&a, &b] {
+                    prop_assert!(r.might_contain_row(c.row()).unwrap());
+                    prop_assert!(r.might_contain_row_col(c.row(), c.qualifier()).unwrap());
+                }
+            }
+        }
+    }
+}
+
 #[test]
 fn empty_file_round_trips() {
     let fs = MemoryFs::new();

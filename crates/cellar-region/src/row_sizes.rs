@@ -169,7 +169,7 @@ impl RowSizeTracker {
             }
             self.max_versions = self.max_versions.max(self.column_versions);
         }
-        self.add_cell(row, bytes, delete);
+        self.add_to_row(same_row, row, bytes, delete);
     }
 
     /// The most versions of any one column this write held.
@@ -179,7 +179,13 @@ impl RowSizeTracker {
 
     /// Counts one cell, a delete marker or not.
     pub fn add_cell(&mut self, row: &[u8], bytes: usize, delete: bool) {
-        if self.cells > 0 && self.row == row {
+        let same_row = self.cells > 0 && self.row == row;
+        self.add_to_row(same_row, row, bytes, delete);
+    }
+
+    /// Counts one cell; `same_row` says whether `row` is the row counted last.
+    fn add_to_row(&mut self, same_row: bool, row: &[u8], bytes: usize, delete: bool) {
+        if same_row {
             self.bytes += bytes as u64;
             self.cells += 1;
             self.deletes += u64::from(delete);

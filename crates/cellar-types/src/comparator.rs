@@ -18,10 +18,12 @@ pub fn compare_keys(a: &KeyRef<'_>, b: &KeyRef<'_>) -> Ordering {
     if rows != Ordering::Equal {
         return rows;
     }
-    compare_without_row(a, b)
+    compare_within_row(a, b)
 }
 
-fn compare_without_row(a: &KeyRef<'_>, b: &KeyRef<'_>) -> Ordering {
+/// Compares two keys of one row (the caller knows the rows are equal), ignoring
+/// sequence ids.
+pub fn compare_within_row(a: &KeyRef<'_>, b: &KeyRef<'_>) -> Ordering {
     // A Minimum-typed key with no family and no qualifier is "last on row".
     if a.family.is_empty() && a.qualifier.is_empty() && a.type_code == 0 {
         return Ordering::Greater;

@@ -14,7 +14,7 @@ mod tags;
 pub use bytes::Bytes;
 pub use cell::{Cell, CellType, LATEST_TIMESTAMP, MAX_FAMILY_LEN, MAX_ROW_LEN};
 pub use cell_pack::PutParts;
-pub use comparator::{compare_cells, compare_keys, compare_rows, row_prefix};
+pub use comparator::{compare_cells, compare_keys, compare_rows, compare_within_row, row_prefix};
 pub use dictionary::{LruDictionary, NOT_IN_DICTIONARY};
 pub use error::{Result, TypesError};
 pub use escape::{from_hex, from_string_binary, to_hex, to_string_binary};
