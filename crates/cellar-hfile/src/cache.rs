@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 
 use std::cmp::Ordering;
 
-use cellar_types::{compare_keys, row_prefix, Cell, KeyRef};
+use cellar_types::{compare_keys, row_prefix, same_bytes, Cell, KeyRef};
 
 use crate::block::{Block, BlockHeader};
 
@@ -71,7 +71,8 @@ impl DataBlock {
             cells.partition_point(|c| compare_keys(&c.key_ref(), key) == Ordering::Less)
         };
         let shares_common = self.cells.first().is_some_and(|first| {
-            key.row.len() >= self.common && key.row[..self.common] == first.row()[..self.common]
+            key.row.len() >= self.common
+                && same_bytes(&key.row[..self.common], &first.row()[..self.common])
         });
         if !shares_common {
             // The key's row orders the same way against every row of the block.

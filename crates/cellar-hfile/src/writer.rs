@@ -6,7 +6,9 @@ use std::path::Path;
 use cellar_io::FileSystem;
 use std::cmp::Ordering;
 
-use cellar_types::{compare_rows, compare_within_row, to_string_binary, Cell, CellType};
+use cellar_types::{
+    compare_rows, compare_within_row, same_bytes, to_string_binary, Cell, CellType,
+};
 
 use crate::block::{BlockType, BlockWriter};
 use crate::bloom::{BloomType, BloomWriter};
@@ -187,7 +189,7 @@ impl HFileWriter {
         let (same_row, same_column, new_key) =
             match self.block.last().or(self.prev_block_last_key.as_ref()) {
                 Some(last) => {
-                    let same_row = last.row() == cell.row();
+                    let same_row = same_bytes(last.row(), cell.row());
                     // One comparison gives both the order and whether the key is new:
                     // rows compared once, the rest of the key only within a row.
                     let keys = if same_row {
@@ -208,7 +210,7 @@ impl HFileWriter {
                             to_string_binary(cell.family())
                         )));
                     }
-                    let same_column = same_row && last.qualifier() == cell.qualifier();
+                    let same_column = same_row && same_bytes(last.qualifier(), cell.qualifier());
                     (same_row, same_column, keys != Ordering::Equal)
                 }
                 None => (false, false, false),

@@ -24,7 +24,7 @@ struct Slot {
 
 impl Slot {
     fn holds(&self, bytes: &[u8]) -> bool {
-        self.set && self.bytes == bytes
+        self.set && cellar_types::same_bytes(&self.bytes, bytes)
     }
 
     fn set(&mut self, bytes: &[u8]) {

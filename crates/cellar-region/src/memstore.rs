@@ -6,7 +6,7 @@ use std::cmp::Ordering;
 use std::ops::Bound;
 use std::sync::atomic::{AtomicI64, AtomicU64, AtomicUsize, Ordering as AtomicOrdering};
 
-use cellar_types::{compare_cells, compare_keys, row_prefix, Cell, CellType, KeyRef};
+use cellar_types::{compare_cells, compare_keys, row_prefix, same_bytes, Cell, CellType, KeyRef};
 
 use crate::skiplist::{Entry, Grouped, Position, SkipList, Splice};
 
@@ -216,7 +216,7 @@ impl MemSegment {
             #[cfg(test)]
             self.walked.fetch_add(1, AtomicOrdering::Relaxed);
             if let Some((r, prefix)) = row {
-                if k.prefix != prefix || k.cell.row() != r {
+                if k.prefix != prefix || !same_bytes(k.cell.row(), r) {
                     return None;
                 }
             }

@@ -6,7 +6,7 @@
 //! `hbase.table.max.rowsize`, before reading the rest of the row.
 
 use cellar_filter::Filter;
-use cellar_types::{compare_keys, Cell, CellType, KeyRef};
+use cellar_types::{compare_keys, same_bytes, Cell, CellType, KeyRef};
 
 use crate::cursor::Heap;
 use crate::error::{RegionError, Result};
@@ -51,7 +51,9 @@ fn last_on_column(cell: &Cell) -> Vec<u8> {
 }
 
 fn same_column(a: &Cell, b: &Cell) -> bool {
-    a.qualifier() == b.qualifier() && a.row() == b.row() && a.family() == b.family()
+    same_bytes(a.qualifier(), b.qualifier())
+        && same_bytes(a.row(), b.row())
+        && same_bytes(a.family(), b.family())
 }
 
 impl StoreScanner {
@@ -167,7 +169,7 @@ impl StoreScanner {
                 self.pending = None;
                 return Ok(RowProgress::Done);
             }
-            if cell.row() != row {
+            if !same_bytes(cell.row(), row) {
                 return Ok(RowProgress::Done);
             }
             let code = self.matcher.match_cell(cell, filter.as_deref_mut());

@@ -6,10 +6,11 @@ use std::cmp::Ordering;
 
 use crate::cell::Cell;
 use crate::key::KeyRef;
+use crate::short_bytes::compare_bytes;
 
 /// Unsigned lexicographic comparison of rows (a shorter prefix sorts first).
 pub fn compare_rows(a: &[u8], b: &[u8]) -> Ordering {
-    a.cmp(b)
+    compare_bytes(a, b)
 }
 
 /// Compares two keys, ignoring sequence ids.
@@ -31,9 +32,8 @@ pub fn compare_within_row(a: &KeyRef<'_>, b: &KeyRef<'_>) -> Ordering {
     if b.family.is_empty() && b.qualifier.is_empty() && b.type_code == 0 {
         return Ordering::Less;
     }
-    a.family
-        .cmp(b.family)
-        .then_with(|| a.qualifier.cmp(b.qualifier))
+    compare_bytes(a.family, b.family)
+        .then_with(|| compare_bytes(a.qualifier, b.qualifier))
         .then_with(|| b.timestamp.cmp(&a.timestamp))
         .then_with(|| b.type_code.cmp(&a.type_code))
 }
