@@ -115,7 +115,8 @@ impl Cached {
 
 #[derive(Debug, Default)]
 struct Inner {
-    map: HashMap<(u64, u64), (Cached, usize, u64)>,
+    /// Keys are the cache's own (file id, offset): a fast hash, not SipHash.
+    map: HashMap<(u64, u64), (Cached, usize, u64), foldhash::fast::RandomState>,
     order: BTreeMap<u64, (u64, u64)>,
     tick: u64,
     used: usize,

@@ -14,6 +14,7 @@ mod error;
 pub mod file_info;
 mod index;
 mod reader;
+mod root_index;
 mod scanner;
 mod trailer;
 mod verify;

@@ -16,8 +16,9 @@ use crate::encoding::{CellFormat, DataBlockEncoding};
 use crate::error::{HFileError, Result};
 use crate::file_info::{self as fi, FileInfo};
 use crate::index::{
-    parse_mid_key, parse_non_root, parse_root, search, search_non_root, IndexEntry, MidKeyMetadata,
+    parse_mid_key, parse_non_root, parse_root, search_non_root, IndexEntry, MidKeyMetadata,
 };
+use crate::root_index::RootIndex;
 use crate::scanner::Scanner;
 use crate::trailer::{Trailer, TRAILER_SIZE};
 
@@ -29,7 +30,7 @@ pub struct HFileReader {
     id: u64,
     trailer: Trailer,
     info: FileInfo,
-    root: Vec<IndexEntry>,
+    root: RootIndex,
     mid_key_meta: Option<MidKeyMetadata>,
     meta_index: Vec<IndexEntry>,
     fmt: CellFormat,
@@ -201,7 +202,7 @@ impl HFileReader {
             file,
             trailer,
             info,
-            root,
+            root: RootIndex::new(root),
             mid_key_meta,
             meta_index,
             fmt: CellFormat {
@@ -278,7 +279,7 @@ impl HFileReader {
         self.fmt
     }
     pub fn root_index(&self) -> &[IndexEntry] {
-        &self.root
+        self.root.entries()
     }
     pub fn meta_index(&self) -> &[IndexEntry] {
         &self.meta_index
@@ -448,10 +449,10 @@ impl HFileReader {
     /// (each non-root level searched where its cached block lies); None when `key`
     /// sorts before the first block.
     pub fn locate(&self, key: &KeyRef<'_>) -> Result<Option<u64>> {
-        let Some(i) = search(&self.root, key, self.trailer.load_on_open_offset)? else {
+        let Some(i) = self.root.search(key, self.trailer.load_on_open_offset)? else {
             return Ok(None);
         };
-        let mut at = self.root[i].offset;
+        let mut at = self.root.entries()[i].offset;
         for _ in 1..self.trailer.num_data_index_levels.max(1) {
             let b = self.block_at(at)?;
             if !matches!(
@@ -471,7 +472,7 @@ impl HFileReader {
     /// HBase's mid-key: from the mid-key metadata of a multi-level index, else the
     /// middle root entry. Possibly a shortened key; its row is a valid split point.
     pub fn mid_key(&self) -> Result<Option<Vec<u8>>> {
-        if self.root.is_empty() {
+        if self.root.entries().is_empty() {
             return Ok(None);
         }
         if let Some(m) = self.mid_key_meta {
@@ -482,7 +483,8 @@ impl HFileReader {
                 .map(|e| Some(e.key.clone()))
                 .ok_or_else(|| HFileError::corrupt(m.leaf_offset, "mid-key entry out of range"));
         }
-        Ok(Some(self.root[self.root.len() / 2].key.clone()))
+        let root = self.root.entries();
+        Ok(Some(root[root.len() / 2].key.clone()))
     }
 
     /// Reads a named meta block.
