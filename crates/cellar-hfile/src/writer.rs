@@ -203,7 +203,7 @@ impl HFileWriter {
                             next: describe(&cell),
                         });
                     }
-                    if last.family() != cell.family() {
+                    if !same_bytes(last.family(), cell.family()) {
                         return Err(HFileError::InvalidOption(format!(
                             "a store file holds one family: {} then {}",
                             to_string_binary(last.family()),

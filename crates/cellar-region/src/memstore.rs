@@ -61,9 +61,9 @@ impl Grouped for MemKey {
 
     fn same_run(&self, other: &Self) -> bool {
         self.prefix == other.prefix
-            && self.cell.qualifier() == other.cell.qualifier()
-            && self.cell.family() == other.cell.family()
-            && self.cell.row() == other.cell.row()
+            && same_bytes(self.cell.qualifier(), other.cell.qualifier())
+            && same_bytes(self.cell.family(), other.cell.family())
+            && same_bytes(self.cell.row(), other.cell.row())
     }
 }
 

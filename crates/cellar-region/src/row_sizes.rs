@@ -12,6 +12,8 @@
 use std::collections::HashSet;
 use std::sync::Mutex;
 
+use cellar_types::same_bytes;
+
 /// How many of the largest rows a store keeps whatever their size.
 pub const KEPT: usize = 10;
 
@@ -158,9 +160,9 @@ impl RowSizeTracker {
     /// Counts one cell of the store: its row, its size, and (a put) one more version
     /// of its column.
     pub fn add_versioned(&mut self, row: &[u8], qualifier: &[u8], bytes: usize, delete: bool) {
-        let same_row = self.cells > 0 && self.row == row;
+        let same_row = self.cells > 0 && same_bytes(&self.row, row);
         if !delete {
-            if same_row && self.column_versions > 0 && self.column == qualifier {
+            if same_row && self.column_versions > 0 && same_bytes(&self.column, qualifier) {
                 self.column_versions += 1;
             } else {
                 self.column.clear();
@@ -179,7 +181,7 @@ impl RowSizeTracker {
 
     /// Counts one cell, a delete marker or not.
     pub fn add_cell(&mut self, row: &[u8], bytes: usize, delete: bool) {
-        let same_row = self.cells > 0 && self.row == row;
+        let same_row = self.cells > 0 && same_bytes(&self.row, row);
         self.add_to_row(same_row, row, bytes, delete);
     }
 
