@@ -6,7 +6,9 @@ use std::cmp::Ordering;
 use std::ops::Bound;
 use std::sync::atomic::{AtomicI64, AtomicU64, AtomicUsize, Ordering as AtomicOrdering};
 
-use cellar_types::{compare_cells, compare_keys, row_prefix, same_bytes, Cell, CellType, KeyRef};
+use cellar_types::{
+    compare_cells, compare_keys, compare_within_row, row_prefix, same_bytes, Cell, CellType, KeyRef,
+};
 
 use crate::skiplist::{Entry, Grouped, Position, SkipList, Splice};
 
@@ -64,6 +66,11 @@ impl Grouped for MemKey {
             && same_bytes(self.cell.qualifier(), other.cell.qualifier())
             && same_bytes(self.cell.family(), other.cell.family())
             && same_bytes(self.cell.row(), other.cell.row())
+    }
+
+    fn cmp_in_group(&self, other: &Self) -> Ordering {
+        compare_within_row(&self.cell.key_ref(), &other.cell.key_ref())
+            .then_with(|| other.cell.seq_id().cmp(&self.cell.seq_id()))
     }
 }
 

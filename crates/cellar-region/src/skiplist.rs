@@ -145,6 +145,15 @@ pub trait Grouped {
     /// Whether two keys lie in one run of adjacent keys inside a group (a MemStore
     /// cell's column: its versions and markers).
     fn same_run(&self, other: &Self) -> bool;
+
+    /// Orders two keys of one group (the caller knows their groups are equal): the
+    /// key order without comparing the groups again.
+    fn cmp_in_group(&self, other: &Self) -> std::cmp::Ordering
+    where
+        Self: Ord,
+    {
+        self.cmp(other)
+    }
 }
 
 /// Shards of the group index: writers of different groups seldom share a lock.
@@ -640,7 +649,7 @@ impl<K: Ord> SkipList<K> {
                     if a.group() != b.group() {
                         add(self.offer_head(first));
                         Some(node)
-                    } else if b <= a {
+                    } else if b.cmp_in_group(a) != std::cmp::Ordering::Greater {
                         // An equal key replaced the first: the newer node leads.
                         Some(node)
                     } else {

@@ -28,6 +28,7 @@ pub enum CellType {
 
 impl CellType {
     /// The on-disk code.
+    #[inline]
     pub fn code(self) -> u8 {
         match self {
             CellType::Minimum => 0,
@@ -68,6 +69,7 @@ impl CellType {
     }
 
     /// True for the four delete marker types (codes 8..=14).
+    #[inline]
     pub fn is_delete(self) -> bool {
         (8..=14).contains(&self.code())
     }
@@ -168,6 +170,7 @@ impl Cell {
     }
 
     /// Returns the cell with this sequence id.
+    #[inline]
     pub fn with_seq_id(mut self, seq_id: u64) -> Cell {
         self.seq_id = seq_id;
         self
@@ -183,41 +186,51 @@ impl Cell {
         Cell::from_parts(&KeyRef::parse(key)?, value, tags, seq_id)
     }
 
+    #[inline]
     pub fn row(&self) -> &[u8] {
         &self.buf[2..2 + self.row_len as usize]
     }
+    #[inline]
     pub fn family(&self) -> &[u8] {
         let start = 3 + self.row_len as usize;
         &self.buf[start..start + self.family_len as usize]
     }
+    #[inline]
     pub fn qualifier(&self) -> &[u8] {
         let start = 3 + self.row_len as usize + self.family_len as usize;
         &self.buf[start..self.key_len as usize - 9]
     }
+    #[inline]
     pub fn timestamp(&self) -> i64 {
         self.timestamp
     }
+    #[inline]
     pub fn cell_type(&self) -> CellType {
         self.cell_type
     }
+    #[inline]
     pub fn value(&self) -> &[u8] {
         let start = self.key_len as usize;
         &self.buf[start..start + self.value_len as usize]
     }
+    #[inline]
     pub fn seq_id(&self) -> u64 {
         self.seq_id
     }
+    #[inline]
     pub fn tags(&self) -> &[u8] {
         let start = self.key_len as usize + self.value_len as usize + self.tags_gap as usize;
         &self.buf[start..start + self.tags_len as usize]
     }
 
     /// The flat key bytes (see [`KeyRef`]).
+    #[inline]
     pub fn key(&self) -> &[u8] {
         &self.buf[..self.key_len as usize]
     }
 
     /// The key as a borrowed view.
+    #[inline]
     pub fn key_ref(&self) -> KeyRef<'_> {
         KeyRef {
             row: self.row(),
@@ -229,6 +242,7 @@ impl Cell {
     }
 
     /// Length of the flat key: 2 + row + 1 + family + qualifier + 8 + 1.
+    #[inline]
     pub fn key_len(&self) -> usize {
         self.key_len as usize
     }
@@ -244,11 +258,13 @@ impl Cell {
     }
 
     /// Bytes of memory this cell's buffer view covers (key, value and tags).
+    #[inline]
     pub fn buffer_len(&self) -> usize {
         self.buf.len()
     }
 
     /// Serialized KeyValue size: 8 + key + value (+ 2 + tags when `with_tags`).
+    #[inline]
     pub fn serialized_size(&self, with_tags: bool) -> usize {
         8 + self.key_len as usize
             + self.value_len as usize
@@ -261,6 +277,7 @@ impl Cell {
 
     /// Appends the KeyValue serialization (§1.1): key length, value length, key, value,
     /// and when `with_tags` the u16 tags length and the tags.
+    #[inline]
     pub fn write_key_value(&self, out: &mut Vec<u8>, with_tags: bool) {
         out.extend_from_slice(&self.key_len.to_be_bytes());
         out.extend_from_slice(&self.value_len.to_be_bytes());

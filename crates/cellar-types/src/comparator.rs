@@ -9,11 +9,13 @@ use crate::key::KeyRef;
 use crate::short_bytes::compare_bytes;
 
 /// Unsigned lexicographic comparison of rows (a shorter prefix sorts first).
+#[inline]
 pub fn compare_rows(a: &[u8], b: &[u8]) -> Ordering {
     compare_bytes(a, b)
 }
 
 /// Compares two keys, ignoring sequence ids.
+#[inline]
 pub fn compare_keys(a: &KeyRef<'_>, b: &KeyRef<'_>) -> Ordering {
     let rows = compare_rows(a.row, b.row);
     if rows != Ordering::Equal {
@@ -24,6 +26,7 @@ pub fn compare_keys(a: &KeyRef<'_>, b: &KeyRef<'_>) -> Ordering {
 
 /// Compares two keys of one row (the caller knows the rows are equal), ignoring
 /// sequence ids.
+#[inline]
 pub fn compare_within_row(a: &KeyRef<'_>, b: &KeyRef<'_>) -> Ordering {
     // A Minimum-typed key with no family and no qualifier is "last on row".
     if a.family.is_empty() && a.qualifier.is_empty() && a.type_code == 0 {
@@ -39,6 +42,7 @@ pub fn compare_within_row(a: &KeyRef<'_>, b: &KeyRef<'_>) -> Ordering {
 }
 
 /// Compares two cells: keys first, then sequence id descending (later writes first).
+#[inline]
 pub fn compare_cells(a: &Cell, b: &Cell) -> Ordering {
     compare_keys(&a.key_ref(), &b.key_ref()).then_with(|| b.seq_id().cmp(&a.seq_id()))
 }
@@ -46,6 +50,7 @@ pub fn compare_cells(a: &Cell, b: &Cell) -> Ordering {
 /// A row's first 8 bytes, big-endian, zero-padded. Row order never contradicts it:
 /// `a < b` implies `row_prefix(a) <= row_prefix(b)`, so unequal prefixes order two rows
 /// without reading them (sorted structures keep these side by side to search cheaply).
+#[inline]
 pub fn row_prefix(row: &[u8]) -> u64 {
     let mut b = [0u8; 8];
     let n = row.len().min(8);

@@ -25,6 +25,21 @@ pub struct WalEdit {
 }
 
 impl WalEdit {
+    /// Bytes of the framed record [`WalEdit::encode`] appends.
+    pub(crate) fn encoded_len(&self) -> usize {
+        FRAME_HEADER
+            + 2
+            + self.region.len()
+            + 8
+            + 8
+            + 4
+            + self
+                .cells
+                .iter()
+                .map(|c| c.serialized_size(true))
+                .sum::<usize>()
+    }
+
     /// Appends the framed record to `out`.
     pub(crate) fn encode(&self, out: &mut Vec<u8>) -> Result<()> {
         let region = self.region.as_bytes();
@@ -188,6 +203,23 @@ mod tests {
         };
         assert_eq!(used, buf.len());
         assert_eq!(WalEdit::decode(payload).unwrap(), edit());
+    }
+
+    #[test]
+    fn encoded_len_is_the_framed_size() {
+        let mut tagged = edit();
+        tagged.cells.push(
+            Cell::put("row2", "f", "qual", 7, "value")
+                .unwrap()
+                .with_tags([1, 0, 2, 9, 9])
+                .unwrap()
+                .with_seq_id(42),
+        );
+        for e in [edit(), tagged] {
+            let mut buf = vec![7u8; 3];
+            e.encode(&mut buf).unwrap();
+            assert_eq!(buf.len() - 3, e.encoded_len());
+        }
     }
 
     #[test]

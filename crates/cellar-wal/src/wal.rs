@@ -242,7 +242,7 @@ impl Wal {
             return Ok(());
         }
         self.shared.check_poison()?;
-        let mut record = Vec::with_capacity(64);
+        let mut record = Vec::with_capacity(edit.encoded_len());
         edit.encode(&mut record)?;
         let hard = durability == Durability::FsyncWal;
         let (txid, hard_logged) = {

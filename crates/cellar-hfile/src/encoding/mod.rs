@@ -88,8 +88,16 @@ impl DataBlockEncoding {
 
     /// Encodes sorted cells into a block payload (with the id when not NONE).
     pub fn encode(self, cells: &[Cell], fmt: CellFormat) -> Vec<u8> {
-        let mut out =
-            Vec::with_capacity(cells.iter().map(|c| c.serialized_size(true)).sum::<usize>() + 16);
+        // Room for every cell as a KeyValue with its tags and its sequence id (a VLong
+        // of at most 9 bytes): NONE fills it without growing, the others stay below.
+        let per_cell = if fmt.includes_mvcc { 9 } else { 0 };
+        let mut out = Vec::with_capacity(
+            cells
+                .iter()
+                .map(|c| c.serialized_size(true) + per_cell)
+                .sum::<usize>()
+                + 16,
+        );
         if self != DataBlockEncoding::None {
             out.extend_from_slice(&self.id().to_be_bytes());
         }
