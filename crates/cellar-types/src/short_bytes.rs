@@ -57,21 +57,40 @@ pub fn compare_bytes(a: &[u8], b: &[u8]) -> Ordering {
     if n > SHORT {
         return a.cmp(b);
     }
-    let mut i = 0;
-    while i + 8 <= n {
-        let (x, y) = (word(a, i), word(b, i));
-        if x != y {
-            return x.cmp(&y);
+    // Windows that overlap bytes already found equal order the strings as the
+    // bytes after them do, so a tail is one more word (or half word), not a loop.
+    let first_difference = if n >= 8 {
+        let mut i = 0;
+        loop {
+            let (x, y) = (word(a, i), word(b, i));
+            if x != y {
+                break x.cmp(&y);
+            }
+            i += 8;
+            if i >= n {
+                break Ordering::Equal;
+            }
+            if i + 8 > n {
+                i = n - 8;
+            }
         }
-        i += 8;
-    }
-    while i < n {
-        if a[i] != b[i] {
-            return a[i].cmp(&b[i]);
+    } else if n >= 4 {
+        half(a, 0)
+            .cmp(&half(b, 0))
+            .then_with(|| half(a, n - 4).cmp(&half(b, n - 4)))
+    } else {
+        let mut i = 0;
+        loop {
+            if i == n {
+                break Ordering::Equal;
+            }
+            if a[i] != b[i] {
+                break a[i].cmp(&b[i]);
+            }
+            i += 1;
         }
-        i += 1;
-    }
-    a.len().cmp(&b.len())
+    };
+    first_difference.then_with(|| a.len().cmp(&b.len()))
 }
 
 #[cfg(test)]
@@ -108,6 +127,33 @@ mod tests {
             prop_assert_eq!(compare_bytes(&b, &a), b.cmp(&a));
             prop_assert!(same_bytes(&a, &a.clone()));
             prop_assert_eq!(compare_bytes(&a, &a.clone()), Ordering::Equal);
+        }
+    }
+
+    #[test]
+    fn every_pair_of_short_lengths_and_difference() {
+        // Tails of 1 to 7 bytes after whole words, half words and single bytes, in
+        // both directions, against the slice order.
+        for la in 0..=19usize {
+            for lb in 0..=19usize {
+                let a: Vec<u8> = (0..la).map(|i| b'a' + (i % 7) as u8).collect();
+                let base: Vec<u8> = (0..lb).map(|i| b'a' + (i % 7) as u8).collect();
+                for at in 0..lb {
+                    for delta in [1u8, 0x80] {
+                        for up in [true, false] {
+                            let mut b = base.clone();
+                            b[at] = if up {
+                                b[at].wrapping_add(delta)
+                            } else {
+                                b[at].wrapping_sub(delta)
+                            };
+                            assert_eq!(compare_bytes(&a, &b), a.cmp(&b), "{la} {lb} {at}");
+                            assert_eq!(compare_bytes(&b, &a), b.cmp(&a), "{la} {lb} {at}");
+                        }
+                    }
+                }
+                assert_eq!(compare_bytes(&a, &base), a.cmp(&base), "{la} {lb}");
+            }
         }
     }
 
