@@ -60,7 +60,7 @@ impl Region {
             scan.load_column_families_on_demand
                 .unwrap_or(self.ctx.config.load_families_on_demand)
         });
-        let mut scanners = Vec::new();
+        let mut scanners = Vec::with_capacity(self.stores.len());
         for (family, store) in &self.stores {
             let columns = if scan.columns.is_empty() {
                 None
@@ -119,6 +119,7 @@ impl Region {
             .map_or(0, |_| self.ctx.clock.coarse_millis());
         let scan = get.to_scan();
         let mut scanner = self.scanner_inner(scan, Some(&get.row))?;
+        scanner.reserve_row_cells(self.get_row_cells.load(Ordering::Relaxed));
         let next = scanner.next_row();
         if let (Err(RegionError::RowTooBig { row, limit, .. }), Some(log)) =
             (&next, &self.ctx.large_log)
@@ -133,7 +134,10 @@ impl Region {
             );
         }
         let mut result = match next? {
-            Some(r) if r.row == get.row => r,
+            Some(r) if r.row == get.row => {
+                self.get_row_cells.store(r.cells.len(), Ordering::Relaxed);
+                r
+            }
             _ => RowResult {
                 row: get.row.clone(),
                 cells: Vec::new(),

@@ -361,6 +361,12 @@ pub struct LargeLogHook {
 }
 
 impl RegionScanner {
+    /// Room for `cells` cells (at most [`MAX_CELLS_RESERVED`]) in the first row's
+    /// result, as later rows get room for as many as the row before.
+    pub fn reserve_row_cells(&mut self, cells: usize) {
+        self.last_row_cells = cells.min(MAX_CELLS_RESERVED);
+    }
+
     pub fn new(
         mut stores: Vec<StoreScanner>,
         scan: Scan,
