@@ -294,14 +294,7 @@ pub struct BlockWriter {
     offset: u64,
     /// Header plus uncompressed payload of every block written so far.
     uncompressed_total: u64,
-    /// End of what was last handed to the device's writeback.
-    written_back: u64,
 }
-
-/// Every this many bytes, what a store file has written is handed to the device
-/// without waiting: the fsync that completes a flush or a compaction then waits for the
-/// last stretch, not the whole file, and the writes spread over the file's writing.
-const WRITEBACK_BYTES: u64 = 1 << 20;
 
 /// Where a written block landed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -329,7 +322,6 @@ impl BlockWriter {
             prev_offsets: Default::default(),
             offset: 0,
             uncompressed_total: 0,
-            written_back: 0,
         }
     }
 
@@ -385,10 +377,6 @@ impl BlockWriter {
         self.prev_offsets.insert(block_type, self.offset as i64);
         self.offset += out.len() as u64;
         self.uncompressed_total += handle.uncompressed_size_with_header as u64;
-        if self.offset >= self.written_back + WRITEBACK_BYTES {
-            self.file.start_writeback()?;
-            self.written_back = self.offset;
-        }
         Ok(handle)
     }
 

@@ -127,10 +127,6 @@ impl WritableFile for FaultWritable {
         self.faults.check("fsync", &self.path)?;
         self.inner.sync()
     }
-    fn start_writeback(&mut self) -> Result<()> {
-        self.faults.check("flush", &self.path)?;
-        self.inner.start_writeback()
-    }
     fn len(&self) -> u64 {
         self.inner.len()
     }

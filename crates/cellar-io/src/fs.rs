@@ -13,12 +13,6 @@ pub trait WritableFile: Send {
     fn flush(&mut self) -> Result<()>;
     /// Flushes and makes the data durable (fsync).
     fn sync(&mut self) -> Result<()>;
-    /// Hands buffered bytes to the operating system and asks it to start writing them
-    /// to the device without waiting, so that a later [`WritableFile::sync`] has little
-    /// left to wait for (RocksDB's `bytes_per_sync`). A hint: by default it only flushes.
-    fn start_writeback(&mut self) -> Result<()> {
-        self.flush()
-    }
     /// Bytes appended so far.
     fn len(&self) -> u64;
     /// True when nothing was appended.

@@ -135,7 +135,11 @@ impl Region {
         }
         let mut result = match next? {
             Some(r) if r.row == get.row => {
-                self.get_row_cells.store(r.cells.len(), Ordering::Relaxed);
+                // Written only when it changes: Gets of alike rows on several threads
+                // then share the line instead of taking it from each other.
+                if self.get_row_cells.load(Ordering::Relaxed) != r.cells.len() {
+                    self.get_row_cells.store(r.cells.len(), Ordering::Relaxed);
+                }
                 r
             }
             _ => RowResult {

@@ -55,11 +55,6 @@ pub struct WalStats {
 
 /// The largest write buffer kept for reuse.
 const SPARE_LIMIT: usize = 4 << 20;
-/// Every this many bytes written, the segment's new bytes are handed to the device's
-/// writeback without waiting: a roll's (or an FSYNC_WAL edit's) fsync then waits for
-/// the last stretch only, not for a whole segment (a 128 MiB fsync took 250 ms, with
-/// every writer stalled behind the log's lock).
-const WRITEBACK_BYTES: u64 = 1 << 20;
 
 #[derive(Default)]
 struct Pending {
@@ -85,8 +80,6 @@ struct FileState {
     /// An emptied buffer handed back to `Pending` at the next write, so that appends
     /// reuse two buffers instead of growing a new one after every write.
     spare: Vec<u8>,
-    /// The current segment's length at its last write-behind ([`WRITEBACK_BYTES`]).
-    written_back: u64,
     /// The segment whose pinning regions were last named ([`Wal::regions_pinning`]),
     /// and each region named for it with its newest edit then.
     pin_named: (u64, HashMap<String, u64>),
@@ -201,7 +194,6 @@ impl Wal {
                 closed,
                 next_number: next_number + 1,
                 spare: Vec::new(),
-                written_back: 0,
                 pin_named: (0, HashMap::new()),
                 written_txid: 0,
                 synced_txid: 0,
@@ -525,12 +517,7 @@ impl Shared {
         let res = (|| -> Result<()> {
             if !buf.is_empty() {
                 f.writer.append(&buf)?;
-                if f.writer.len() >= f.written_back + WRITEBACK_BYTES {
-                    f.writer.start_writeback()?;
-                    f.written_back = f.writer.len();
-                } else {
-                    f.writer.flush()?;
-                }
+                f.writer.flush()?;
                 self.writes.fetch_add(1, Ordering::Relaxed);
             }
             buf.clear();
@@ -568,7 +555,6 @@ impl Shared {
             let (writer, meta) = create_segment(self.fs.as_ref(), &self.dir, f.next_number)?;
             f.next_number += 1;
             f.writer = writer;
-            f.written_back = 0;
             let old = std::mem::replace(&mut f.current, meta);
             f.closed.push(old);
             Ok(())
