@@ -9,6 +9,7 @@ mod dictionary;
 mod error;
 mod escape;
 mod key;
+mod shared_cells;
 mod short_bytes;
 mod tags;
 
@@ -20,5 +21,6 @@ pub use dictionary::{LruDictionary, NOT_IN_DICTIONARY};
 pub use error::{Result, TypesError};
 pub use escape::{from_hex, from_string_binary, to_hex, to_string_binary};
 pub use key::{KeyRef, KEY_INFRASTRUCTURE_SIZE};
+pub use shared_cells::SharedCells;
 pub use short_bytes::{compare_bytes, same_bytes};
 pub use tags::tag_bodies;

@@ -3,10 +3,10 @@
 //! or a difference from the previous one (1–8 little-endian bytes), an optional type
 //! byte and the value.
 
-use cellar_types::Cell;
+use cellar_types::{Cell, SharedCells};
 
 use super::{
-    after_cell, flat_key_common, make_cell, read_after_cell, read_row_and_qualifier,
+    after_cell, flat_key_common, push_cell, read_after_cell, read_row_and_qualifier,
     unencoded_size, write_row_then_qualifier, BlockTags, CellFormat, PrevKey,
 };
 use crate::bytes::{put_cint, Reader};
@@ -133,12 +133,16 @@ pub(super) fn encode(cells: &[Cell], fmt: CellFormat, out: &mut Vec<u8>) -> usiz
     size
 }
 
-pub(super) fn decode(body: &[u8], fmt: CellFormat, offset: u64) -> Result<Vec<Cell>> {
+pub(super) fn decode(
+    body: &[u8],
+    mut cells: SharedCells,
+    fmt: CellFormat,
+    offset: u64,
+) -> Result<Vec<Cell>> {
     let mut tags = BlockTags::new(fmt);
     let mut r = Reader::new(body, offset);
-    let mut cells = Vec::new();
     if r.is_empty() {
-        return Ok(cells);
+        return Ok(Vec::new());
     }
     let fam_len = r.u8()? as usize;
     let mut prev = PrevKey {
@@ -169,7 +173,7 @@ pub(super) fn decode(body: &[u8], fmt: CellFormat, offset: u64) -> Result<Vec<Ce
                 "DIFF block's first cell refers to a previous cell",
             ));
         }
-        let (row, qualifier) = read_row_and_qualifier(&mut r, &prev, common, key_len)
+        read_row_and_qualifier(&mut r, &mut prev, common, key_len)
             .map_err(|e| relocate(e, offset))?;
         let n = (((flag & TIMESTAMP_LENGTH_MASK) >> TIMESTAMP_LENGTH_SHIFT) + 1) as usize;
         let mut ts = read_long(&mut r, n)?;
@@ -186,16 +190,14 @@ pub(super) fn decode(body: &[u8], fmt: CellFormat, offset: u64) -> Result<Vec<Ce
         };
         let value = r.bytes(value_len)?;
         let (tags_read, seq) = read_after_cell(&mut r, fmt, &mut tags)?;
-        prev.row = row;
-        prev.qualifier = qualifier;
         prev.timestamp = ts;
         prev.type_code = type_code;
         prev.key_len = key_len;
         prev.value_len = value_len;
-        cells.push(make_cell(&prev, value, &tags_read, seq)?);
+        push_cell(&mut cells, &prev, value, &tags_read, seq)?;
         first = false;
     }
-    Ok(cells)
+    Ok(cells.finish())
 }
 
 pub(super) fn relocate(e: HFileError, offset: u64) -> HFileError {

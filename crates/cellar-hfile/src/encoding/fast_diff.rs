@@ -2,11 +2,11 @@
 //! the previous one, the family is taken from the first cell's full key, and a value
 //! identical to the previous cell's is not written again.
 
-use cellar_types::{Cell, KeyRef};
+use cellar_types::{Cell, KeyRef, SharedCells};
 
 use super::diff::relocate;
 use super::{
-    after_cell, common_prefix, flat_key_common, make_cell, read_after_cell, read_row_and_qualifier,
+    after_cell, common_prefix, flat_key_common, push_cell, read_after_cell, read_row_and_qualifier,
     unencoded_size, write_row_then_qualifier, BlockTags, CellFormat, PrevKey,
 };
 use crate::bytes::{put_cint, Reader};
@@ -84,10 +84,14 @@ pub(super) fn encode(cells: &[Cell], fmt: CellFormat, out: &mut Vec<u8>) -> usiz
     size
 }
 
-pub(super) fn decode(body: &[u8], fmt: CellFormat, offset: u64) -> Result<Vec<Cell>> {
+pub(super) fn decode(
+    body: &[u8],
+    mut cells: SharedCells,
+    fmt: CellFormat,
+    offset: u64,
+) -> Result<Vec<Cell>> {
     let mut tags = BlockTags::new(fmt);
     let mut r = Reader::new(body, offset);
-    let mut cells = Vec::new();
     let mut prev = PrevKey::default();
     let mut prev_value: &[u8] = &[];
     let mut first = true;
@@ -112,19 +116,17 @@ pub(super) fn decode(body: &[u8], fmt: CellFormat, offset: u64) -> Result<Vec<Ce
                 ));
             }
             let key = KeyRef::parse(r.bytes(key_len)?)?;
-            prev.row = key.row.to_vec();
-            prev.family = key.family.to_vec();
-            prev.qualifier = key.qualifier.to_vec();
+            prev.row.extend_from_slice(key.row);
+            prev.family.extend_from_slice(key.family);
+            prev.qualifier.extend_from_slice(key.qualifier);
             prev.timestamp = key.timestamp;
             prev.type_code = key.type_code;
         } else {
-            let (row, qualifier) = read_row_and_qualifier(&mut r, &prev, common, key_len)
+            read_row_and_qualifier(&mut r, &mut prev, common, key_len)
                 .map_err(|e| relocate(e, offset))?;
             let ts_common = (flag & TIMESTAMP_COMMON_MASK) as usize;
             let mut ts = prev.timestamp.to_be_bytes();
             ts[ts_common..].copy_from_slice(r.bytes(8 - ts_common)?);
-            prev.row = row;
-            prev.qualifier = qualifier;
             prev.timestamp = i64::from_be_bytes(ts);
             if flag & SAME_TYPE == 0 {
                 prev.type_code = r.u8()?;
@@ -145,8 +147,8 @@ pub(super) fn decode(body: &[u8], fmt: CellFormat, offset: u64) -> Result<Vec<Ce
         prev.key_len = key_len;
         prev.value_len = value_len;
         prev_value = value;
-        cells.push(make_cell(&prev, value, &tags_read, seq)?);
+        push_cell(&mut cells, &prev, value, &tags_read, seq)?;
         first = false;
     }
-    Ok(cells)
+    Ok(cells.finish())
 }

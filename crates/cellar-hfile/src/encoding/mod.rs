@@ -10,7 +10,7 @@ mod row_index;
 
 use std::borrow::Cow;
 
-use cellar_types::{Bytes, Cell, LruDictionary, NOT_IN_DICTIONARY};
+use cellar_types::{Bytes, Cell, LruDictionary, SharedCells, NOT_IN_DICTIONARY};
 
 use crate::bytes::{put_cint, put_pb_varint, put_vlong, vlong_size, Reader};
 use crate::error::{HFileError, Result};
@@ -148,9 +148,18 @@ impl DataBlockEncoding {
         let cells = match encoding {
             DataBlockEncoding::None => none::decode(&shared, fmt, offset),
             DataBlockEncoding::RowIndexV1 => row_index::decode(&shared, fmt, offset),
-            DataBlockEncoding::Prefix => prefix::decode(skip_size(body, offset)?, fmt, offset),
-            DataBlockEncoding::Diff => diff::decode(skip_size(body, offset)?, fmt, offset),
-            DataBlockEncoding::FastDiff => fast_diff::decode(skip_size(body, offset)?, fmt, offset),
+            DataBlockEncoding::Prefix => {
+                let (body, size) = skip_size(body, offset)?;
+                prefix::decode(body, block_cells(size, body.len()), fmt, offset)
+            }
+            DataBlockEncoding::Diff => {
+                let (body, size) = skip_size(body, offset)?;
+                diff::decode(body, block_cells(size, body.len()), fmt, offset)
+            }
+            DataBlockEncoding::FastDiff => {
+                let (body, size) = skip_size(body, offset)?;
+                fast_diff::decode(body, block_cells(size, body.len()), fmt, offset)
+            }
         };
         cells.map_err(|e| match e {
             HFileError::Cell(t) => {
@@ -174,9 +183,18 @@ fn with_offset(e: HFileError, offset: u64) -> HFileError {
     }
 }
 
-fn skip_size(body: &[u8], offset: u64) -> Result<&[u8]> {
-    body.get(4..)
-        .ok_or_else(|| HFileError::corrupt(offset, "encoded block missing its unencoded size"))
+/// The body of an encoded block past its unencoded size, and that size.
+fn skip_size(body: &[u8], offset: u64) -> Result<(&[u8], usize)> {
+    match (body.get(..4), body.get(4..)) {
+        (Some(size), Some(rest)) => {
+            let size = u32::from_be_bytes([size[0], size[1], size[2], size[3]]);
+            Ok((rest, size as usize))
+        }
+        _ => Err(HFileError::corrupt(
+            offset,
+            "encoded block missing its unencoded size",
+        )),
+    }
 }
 
 /// The cell's KeyValue size as counted by the encoders' `unencodedSize`.
@@ -367,13 +385,13 @@ struct PrevKey {
 }
 
 /// Reads row and qualifier of a DIFF / FAST_DIFF cell given `common` bytes shared with
-/// `prev` and the cell's key length. Returns (row, qualifier).
+/// `prev` and the cell's key length, into `prev` (its buffers reused, not reallocated).
 fn read_row_and_qualifier(
     r: &mut Reader<'_>,
-    prev: &PrevKey,
+    prev: &mut PrevKey,
     common: usize,
     key_len: usize,
-) -> Result<(Vec<u8>, Vec<u8>)> {
+) -> Result<()> {
     let corrupt = |why: &str| HFileError::corrupt(0, format!("encoded cell: {why}"));
     let fam = prev.family.len();
     if common < prev.row.len() + 2 {
@@ -387,16 +405,15 @@ fn read_row_and_qualifier(
         if kept > row_len || kept > prev.row.len() {
             return Err(corrupt("common prefix longer than the row"));
         }
-        // Read what the block really holds before allocating from a length field.
         let tail = r.bytes(row_len - kept)?;
-        let mut row = Vec::with_capacity(kept + tail.len());
-        row.extend_from_slice(&prev.row[..kept]);
-        row.extend_from_slice(tail);
         let q_len = key_len
             .checked_sub(12 + row_len + fam)
             .ok_or_else(|| corrupt("key length too short for its row"))?;
-        let qualifier = r.bytes(q_len)?.to_vec();
-        Ok((row, qualifier))
+        let qualifier = r.bytes(q_len)?;
+        prev.row.truncate(kept);
+        prev.row.extend_from_slice(tail);
+        prev.qualifier.clear();
+        prev.qualifier.extend_from_slice(qualifier);
     } else {
         let q_common = common
             .checked_sub(2 + prev.row.len() + 1 + fam)
@@ -407,14 +424,20 @@ fn read_row_and_qualifier(
             .filter(|q| *q >= q_common)
             .ok_or_else(|| corrupt("key length too short for its row"))?;
         let tail = r.bytes(q_len - q_common)?;
-        let mut qualifier = Vec::with_capacity(q_common + tail.len());
-        qualifier.extend_from_slice(&prev.qualifier[..q_common]);
-        qualifier.extend_from_slice(tail);
-        Ok((prev.row.clone(), qualifier))
+        prev.qualifier.truncate(q_common);
+        prev.qualifier.extend_from_slice(tail);
     }
+    Ok(())
 }
 
-fn make_cell(prev: &PrevKey, value: &[u8], tags: &[u8], seq: u64) -> Result<Cell> {
+/// Adds the cell `prev` now describes to the block's cells.
+fn push_cell(
+    cells: &mut SharedCells,
+    prev: &PrevKey,
+    value: &[u8],
+    tags: &[u8],
+    seq: u64,
+) -> Result<()> {
     let key = cellar_types::KeyRef {
         row: &prev.row,
         family: &prev.family,
@@ -422,7 +445,14 @@ fn make_cell(prev: &PrevKey, value: &[u8], tags: &[u8], seq: u64) -> Result<Cell
         timestamp: prev.timestamp,
         type_code: prev.type_code,
     };
-    Ok(Cell::from_parts(&key, value, tags, seq)?)
+    Ok(cells.push(&key, value, tags, seq)?)
+}
+
+/// The cells of an encoded block body of `body_len` bytes whose encoder counted
+/// `unencoded` bytes of KeyValues: room for them, bounded by what the body could
+/// plausibly expand to (the field is not trusted for an allocation).
+fn block_cells(unencoded: usize, body_len: usize) -> SharedCells {
+    SharedCells::with_capacity(unencoded.min(body_len.saturating_mul(8)))
 }
 
 #[cfg(test)]

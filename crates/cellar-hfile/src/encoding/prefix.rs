@@ -1,6 +1,6 @@
 //! PREFIX (§4.3): each key stores only what differs from the previous key's flat bytes.
 
-use cellar_types::Cell;
+use cellar_types::{Cell, SharedCells};
 
 use super::{after_cell, flat_key_common, read_after_cell, unencoded_size, BlockTags, CellFormat};
 use crate::bytes::{put_cint, Reader};
@@ -28,10 +28,14 @@ pub(super) fn encode(cells: &[Cell], fmt: CellFormat, out: &mut Vec<u8>) -> usiz
     size
 }
 
-pub(super) fn decode(body: &[u8], fmt: CellFormat, offset: u64) -> Result<Vec<Cell>> {
+pub(super) fn decode(
+    body: &[u8],
+    mut cells: SharedCells,
+    fmt: CellFormat,
+    offset: u64,
+) -> Result<Vec<Cell>> {
     let mut tags = BlockTags::new(fmt);
     let mut r = Reader::new(body, offset);
-    let mut cells = Vec::new();
     let mut key: Vec<u8> = Vec::new();
     while !r.is_empty() {
         let rest = r.cint()?;
@@ -47,7 +51,7 @@ pub(super) fn decode(body: &[u8], fmt: CellFormat, offset: u64) -> Result<Vec<Ce
         key.extend_from_slice(r.bytes(rest)?);
         let value = r.bytes(value_len)?;
         let (tags_read, seq) = read_after_cell(&mut r, fmt, &mut tags)?;
-        cells.push(Cell::from_key(&key, value, seq, &tags_read)?);
+        cells.push_flat(&key, value, &tags_read, seq)?;
     }
-    Ok(cells)
+    Ok(cells.finish())
 }

@@ -136,6 +136,22 @@ proptest! {
         }
     }
 
+    /// Cells rebuilt from a prefix- or diff-encoded block view one buffer, back to
+    /// back, instead of owning a buffer each.
+    #[test]
+    fn rebuilt_cells_share_one_buffer(cells in arb_cells()) {
+        for fmt in FORMATS {
+            for enc in [DataBlockEncoding::Prefix, DataBlockEncoding::Diff, DataBlockEncoding::FastDiff] {
+                let payload = enc.encode(&cells, fmt);
+                let back = DataBlockEncoding::decode(&payload, true, fmt, 0).unwrap();
+                for pair in back.windows(2) {
+                    let end = pair[0].key().as_ptr() as usize + pair[0].buffer_len();
+                    prop_assert_eq!(pair[1].key().as_ptr() as usize, end, "{:?} {:?}", enc, fmt);
+                }
+            }
+        }
+    }
+
     #[test]
     fn garbage_never_panics(bytes in prop::collection::vec(any::<u8>(), 0..200), id in prop_oneof![Just(0i16), Just(2), Just(3), Just(4), Just(7)]) {
         let mut payload = id.to_be_bytes().to_vec();
