@@ -100,6 +100,15 @@ impl DeleteTracker {
         }
     }
 
+    /// Whether any marker applies to the current column (of the row or of the column).
+    #[inline]
+    pub fn has_markers(&self) -> bool {
+        self.family_ts.is_some()
+            || self.column_ts.is_some()
+            || !self.family_versions.is_empty()
+            || !self.versions.is_empty()
+    }
+
     /// Whether a put at `ts` in the current column is masked.
     pub fn masked(&self, ts: i64) -> Option<Masked> {
         if self.family_ts.is_some_and(|t| ts <= t) || self.column_ts.is_some_and(|t| ts <= t) {

@@ -103,6 +103,10 @@ pub struct Matcher {
     /// Set by [`Matcher::enter_row`]: every cell matched is of that row, so a cell's
     /// row need not be compared with the last one's.
     in_row: bool,
+    /// A read of every column, not raw, of a family without TTL: a put in a row with no
+    /// delete marker is then decided by its time range and version counts alone
+    /// ([`Matcher::match_put`]).
+    plain: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -113,6 +117,7 @@ enum Pending {
 impl Matcher {
     pub fn new(p: MatchParams) -> Matcher {
         Matcher {
+            plain: !p.raw && p.columns.is_none() && p.oldest_unexpired.is_none(),
             p,
             deletes: DeleteTracker::default(),
             count: 0,
@@ -189,6 +194,14 @@ impl Matcher {
         filter: Option<&mut (dyn Filter + 'static)>,
     ) -> MatchCode {
         self.enter(cell);
+        if self.plain
+            && filter.is_none()
+            && self.pending.is_none()
+            && !cell.cell_type().is_delete()
+            && !self.deletes.has_markers()
+        {
+            return self.match_put(cell);
+        }
         // A pending skip never outlives its row (reversed scans visit smaller rows next).
         if let Some(Pending::Until(k)) = &self.pending {
             if KeyRef::parse(k)
@@ -288,6 +301,35 @@ impl Matcher {
         self.apply_filter(cell, filter)
     }
 
+    /// [`Matcher::match_inner`] of a put when the read is plain, there is no filter and
+    /// the row has no delete marker so far: nothing masks the put, every column is
+    /// selected, nothing expires, and a column ends by moving to the next one (never a
+    /// seek to a hint, so nothing is left pending).
+    #[inline]
+    fn match_put(&mut self, cell: &Cell) -> MatchCode {
+        let ts = cell.timestamp();
+        if ts >= self.p.time_range.max {
+            return MatchCode::Skip;
+        }
+        if ts < self.p.time_range.min {
+            return MatchCode::SeekNextCol;
+        }
+        let last = (ts, cell.cell_type().code());
+        if self.last == Some(last) {
+            return MatchCode::Skip;
+        }
+        self.count += 1;
+        if self.count > self.p.family_versions {
+            return MatchCode::SeekNextCol;
+        }
+        self.last = Some(last);
+        self.filtered_count += 1;
+        if self.filtered_count > self.p.max_versions {
+            return MatchCode::SeekNextCol;
+        }
+        MatchCode::Include
+    }
+
     /// The family's version limit, TTL and MIN_VERSIONS; `None` = go on.
     fn check_versions(&mut self, ts: i64, ty: CellType) -> Option<MatchCode> {
         if self.last == Some((ts, ty.code())) {
@@ -359,5 +401,86 @@ impl Matcher {
             .columns
             .as_ref()
             .is_none_or(|set| set.contains(qualifier))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::rngs::SmallRng;
+    use rand::{Rng, SeedableRng};
+
+    /// A row's cells in HBase order: a few columns (the empty qualifier among them),
+    /// versions at a few timestamps (negative ones too), puts and every marker kind.
+    fn row_cells(rng: &mut SmallRng) -> Vec<Cell> {
+        let types = [
+            CellType::Put,
+            CellType::Put,
+            CellType::Put,
+            CellType::Delete,
+            CellType::DeleteColumn,
+            CellType::DeleteFamily,
+            CellType::DeleteFamilyVersion,
+        ];
+        let mut cells: Vec<Cell> = (0..rng.random_range(1..30))
+            .map(|_| {
+                let q = ["", "a", "b", "c"][rng.random_range(0..4)];
+                let ts = rng.random_range(-2..8);
+                let ty = if rng.random_bool(0.7) {
+                    CellType::Put
+                } else {
+                    types[rng.random_range(0..types.len())]
+                };
+                Cell::new("row", "f", q, ts, ty, "v").unwrap()
+            })
+            .collect();
+        cells.sort_by(cellar_types::compare_cells);
+        cells
+    }
+
+    /// The shortcut for plain reads answers as the whole matcher does, cell by cell,
+    /// whatever the markers, versions and time range.
+    #[test]
+    fn plain_puts_match_as_the_whole_matcher() {
+        let mut rng = SmallRng::seed_from_u64(19);
+        let mut shortcuts = 0;
+        for _ in 0..3_000 {
+            let mut family = FamilyDescriptor::new("f");
+            family.versions = rng.random_range(1..4);
+            family.min_versions = rng.random_range(0..2);
+            family.keep_deleted_cells = if rng.random_bool(0.5) {
+                KeepDeletedCells::False
+            } else {
+                KeepDeletedCells::True
+            };
+            let time_range = if rng.random_bool(0.5) {
+                TimeRange::ALL
+            } else {
+                let min = rng.random_range(-1..4);
+                TimeRange {
+                    min,
+                    max: min + rng.random_range(1..6),
+                }
+            };
+            let params =
+                MatchParams::new(&family, rng.random_range(1..4), time_range, None, false, 0);
+            let mut fast = Matcher::new(params.clone());
+            let mut whole = Matcher::new(params);
+            assert!(fast.plain);
+            whole.plain = false;
+            fast.enter_row(b"row");
+            whole.enter_row(b"row");
+            for cell in row_cells(&mut rng) {
+                if !cell.cell_type().is_delete() && !fast.deletes.has_markers() {
+                    shortcuts += 1;
+                }
+                assert_eq!(
+                    fast.match_cell(&cell, None),
+                    whole.match_cell(&cell, None),
+                    "{cell:?}"
+                );
+            }
+        }
+        assert!(shortcuts > 10_000, "{shortcuts}");
     }
 }
