@@ -129,6 +129,7 @@ impl MemCursor {
 }
 
 impl CellCursor for MemCursor {
+    #[inline]
     fn peek(&self) -> Option<&Cell> {
         self.at.and_then(|p| self.seg.cell_at(p))
     }
@@ -241,6 +242,7 @@ impl FileCursor {
         FileCursor::new(reader, u64::MAX, &KeyRef::first_on_row(b""), true, half)
     }
 
+    #[inline]
     fn in_half(&self, c: &Cell) -> bool {
         match &self.half {
             None => true,
@@ -291,6 +293,7 @@ impl FileCursor {
 }
 
 impl CellCursor for FileCursor {
+    #[inline]
     fn peek(&self) -> Option<&Cell> {
         if self.stamp.is_some() {
             return self.stamped.as_ref().filter(|c| self.in_half(c));

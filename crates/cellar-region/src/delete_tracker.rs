@@ -23,6 +23,7 @@ struct Slot {
 }
 
 impl Slot {
+    #[inline]
     fn holds(&self, bytes: &[u8]) -> bool {
         self.set && cellar_types::same_bytes(&self.bytes, bytes)
     }
@@ -71,6 +72,7 @@ impl DeleteTracker {
 
     /// Moves to `cell`'s column of the current row (as [`DeleteTracker::enter`] when
     /// the caller knows the cell is of the row entered last).
+    #[inline]
     pub fn enter_column(&mut self, cell: &Cell) -> bool {
         if self.column.holds(cell.qualifier()) {
             return false;

@@ -275,18 +275,24 @@ impl StoreScanner {
     }
 
     /// Counts a returned cell against the call's bytes and the row size limit.
+    #[inline]
     fn account(&self, row: &[u8], c: &Cell, size: &mut u64, bytes: &mut u64) -> Result<()> {
         let n = c.serialized_size(true) as u64;
         *size += n;
         *bytes += n;
         if *size > self.max_row_size {
-            return Err(RegionError::RowTooBig {
-                limit: self.max_row_size,
-                row: row.to_vec(),
-                family: self.family.clone(),
-            });
+            return Err(self.row_too_big(row));
         }
         Ok(())
+    }
+
+    #[cold]
+    fn row_too_big(&self, row: &[u8]) -> RegionError {
+        RegionError::RowTooBig {
+            limit: self.max_row_size,
+            row: row.to_vec(),
+            family: self.family.clone(),
+        }
     }
 }
 
