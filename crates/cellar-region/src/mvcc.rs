@@ -5,7 +5,7 @@
 //! (HBase's `getSmallestReadPoint`) and keep every cell such a reader can still see.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::Thread;
 
@@ -154,11 +154,21 @@ impl Mvcc {
     }
 }
 
+/// Shards of a region's reader registry. A reader registers in its thread's shard, so
+/// readers on different threads take different locks: with one lock, every Get of a
+/// region took it twice and moved its cache line between the cores.
+const SHARDS: usize = 8;
+
+/// One shard: read points with how many readers hold each, on a cache line of its own.
+#[derive(Debug, Default)]
+#[repr(align(128))]
+struct Shard(Mutex<BTreeMap<u64, usize>>);
+
 /// The read points of a region's open readers (scanners and Gets), with how many
 /// readers hold each.
 #[derive(Debug, Default)]
 pub struct ReadPoints {
-    open: Mutex<BTreeMap<u64, usize>>,
+    shards: [Shard; SHARDS],
 }
 
 /// A reader's registration; dropping it ends the reader.
@@ -166,6 +176,8 @@ pub struct ReadPoints {
 pub struct ReadPointGuard {
     points: Arc<ReadPoints>,
     read_point: u64,
+    /// The shard it is registered in (a scanner may end on another thread).
+    shard: usize,
 }
 
 impl ReadPointGuard {
@@ -176,7 +188,7 @@ impl ReadPointGuard {
 
 impl Drop for ReadPointGuard {
     fn drop(&mut self) {
-        let mut open = lock(&self.points.open);
+        let mut open = lock(&self.points.shards[self.shard].0);
         if let Some(n) = open.get_mut(&self.read_point) {
             *n -= 1;
             if *n == 0 {
@@ -186,29 +198,48 @@ impl Drop for ReadPointGuard {
     }
 }
 
+/// This thread's shard: threads are dealt shards in turn as they first read.
+fn thread_shard() -> usize {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    thread_local! {
+        static SHARD: usize = NEXT.fetch_add(1, Ordering::Relaxed) % SHARDS;
+    }
+    SHARD.with(|s| *s)
+}
+
 impl ReadPoints {
-    /// Takes the current read point for a new reader and registers it. Both happen under
-    /// one lock with [`ReadPoints::smallest`], so no rewrite can miss a reader starting.
+    /// Takes the current read point for a new reader and registers it, both under its
+    /// shard's lock; [`ReadPoints::smallest`] holds every shard's lock while it reads
+    /// the read point, so no rewrite can miss a reader starting.
     pub fn open(self: &Arc<Self>, mvcc: &Mvcc) -> ReadPointGuard {
-        let mut open = lock(&self.open);
+        let shard = thread_shard();
+        let mut open = lock(&self.shards[shard].0);
         let read_point = mvcc.read_point();
         *open.entry(read_point).or_insert(0) += 1;
+        drop(open);
         ReadPointGuard {
             points: self.clone(),
             read_point,
+            shard,
         }
     }
 
     /// The smallest read point of any open reader, or of a reader starting now.
     pub fn smallest(&self, mvcc: &Mvcc) -> u64 {
-        let open = lock(&self.open);
+        // Every shard locked, always in the same order (a reader holds one at a time):
+        // a reader registered before is seen, one registering after reads a read
+        // point at or past `now`.
+        let open: Vec<_> = self.shards.iter().map(|s| lock(&s.0)).collect();
         let now = mvcc.read_point();
-        open.keys().next().map_or(now, |first| (*first).min(now))
+        open.iter()
+            .filter_map(|o| o.keys().next().copied())
+            .fold(now, u64::min)
     }
 
     /// Readers open now.
     pub fn readers(&self) -> usize {
-        lock(&self.open).values().sum()
+        let open: Vec<_> = self.shards.iter().map(|s| lock(&s.0)).collect();
+        open.iter().map(|o| o.values().sum::<usize>()).sum()
     }
 }
 
@@ -264,6 +295,31 @@ mod tests {
         }
         assert_eq!(points.smallest(&m), 17);
         assert_eq!(points.readers(), 0);
+    }
+
+    /// A reader that ends on another thread than it started on (a scanner handed
+    /// between threads) leaves its thread's shard as it found it.
+    #[test]
+    fn a_reader_ends_on_any_thread() {
+        let m = Mvcc::new(3);
+        let points = Arc::new(ReadPoints::default());
+        let guards: Vec<ReadPointGuard> = (0..SHARDS + 3)
+            .map(|_| {
+                let p = points.clone();
+                let m = Mvcc::new(3);
+                std::thread::spawn(move || p.open(&m)).join().unwrap()
+            })
+            .collect();
+        let shards: std::collections::BTreeSet<usize> = guards.iter().map(|g| g.shard).collect();
+        assert!(shards.len() > 1, "{shards:?}");
+        let s = m.begin();
+        m.complete(s);
+        assert_eq!(points.readers(), SHARDS + 3);
+        assert_eq!(points.smallest(&m), 3);
+        std::thread::spawn(move || drop(guards)).join().unwrap();
+        assert_eq!(points.readers(), 0);
+        assert_eq!(points.smallest(&m), 4);
+        assert!(points.shards.iter().all(|s| lock(&s.0).is_empty()));
     }
 
     /// While writes advance the read point and readers come and go on four threads,
