@@ -245,8 +245,10 @@ impl StoreFile {
 pub struct StoreState {
     pub active: Arc<MemSegment>,
     pub snapshot: Option<Arc<MemSegment>>,
-    /// Oldest first (by max sequence id).
-    pub files: Vec<Arc<StoreFile>>,
+    /// Oldest first (by max sequence id). Shared with the readers that took it: a
+    /// read takes one reference on the list, not one on every file; a change copies
+    /// the list when a reader still holds it.
+    pub files: Arc<Vec<Arc<StoreFile>>>,
 }
 
 /// One family of one region.
@@ -332,7 +334,7 @@ impl Store {
             state: RwLock::new(StoreState {
                 active: Arc::new(MemSegment::new()),
                 snapshot: None,
-                files,
+                files: Arc::new(files),
             }),
             manifest,
             largest: Default::default(),
@@ -418,7 +420,7 @@ impl Store {
 
     /// Store files, oldest first.
     pub fn files(&self) -> Vec<Arc<StoreFile>> {
-        self.read().files.clone()
+        self.read().files.to_vec()
     }
 
     /// Whether any file is a split reference (such a store cannot split again).
@@ -635,7 +637,7 @@ impl Store {
         }
         let mut s = self.write();
         if let Some(f) = file {
-            s.files.push(f);
+            Arc::make_mut(&mut s.files).push(f);
         }
         s.snapshot = None;
         Ok(())
@@ -649,9 +651,9 @@ impl Store {
             remove: Vec::new(),
         })?;
         let mut s = self.write();
-        s.files.push(file);
-        s.files
-            .sort_by(|a, b| a.max_seq_id.cmp(&b.max_seq_id).then(a.name.cmp(&b.name)));
+        let files = Arc::make_mut(&mut s.files);
+        files.push(file);
+        files.sort_by(|a, b| a.max_seq_id.cmp(&b.max_seq_id).then(a.name.cmp(&b.name)));
         Ok(())
     }
 
@@ -671,12 +673,11 @@ impl Store {
         })?;
         {
             let mut s = self.write();
-            s.files
-                .retain(|f| !removed.iter().any(|r| r.name == f.name));
+            let files = Arc::make_mut(&mut s.files);
+            files.retain(|f| !removed.iter().any(|r| r.name == f.name));
             if let Some(o) = output {
-                s.files.push(o);
-                s.files
-                    .sort_by(|a, b| a.max_seq_id.cmp(&b.max_seq_id).then(a.name.cmp(&b.name)));
+                files.push(o);
+                files.sort_by(|a, b| a.max_seq_id.cmp(&b.max_seq_id).then(a.name.cmp(&b.name)));
             }
         }
         for f in removed.iter().filter(|f| f.half.is_none()) {

@@ -221,3 +221,39 @@ fn a_compaction_leaves_the_readers_blocks_in_the_cache() {
         .sum();
     assert_eq!(n, 1800);
 }
+
+/// A scanner keeps reading the files it opened on while flushes and a compaction
+/// change the store's list under it (the list is copied on change, not in place), and
+/// the store's list after them names the compaction's output alone.
+#[test]
+fn a_scanner_reads_its_files_while_the_list_changes() {
+    let h = Harness::new(table(), Config::default());
+    for f in 0..3 {
+        for i in 0..100 {
+            h.region
+                .put(Put::new(format!("row{:03}", i * 3 + f)).add_column("f", "q", "v"))
+                .unwrap();
+        }
+        h.region.flush().unwrap();
+    }
+    let mut scanner = h.region.scanner(&Scan::new()).unwrap();
+    let first: Vec<_> = (&mut scanner).take(10).map(|r| r.unwrap().row).collect();
+    h.region
+        .put(Put::new("row999").add_column("f", "q", "late"))
+        .unwrap();
+    h.region.flush().unwrap();
+    let files = h.region.store(b"f").unwrap().files();
+    assert_eq!(files.len(), 4);
+    h.region.compact(true).unwrap();
+    assert_eq!(h.region.store(b"f").unwrap().files().len(), 1);
+    // The scanner's own list is the three files of its opening: the rest of its rows,
+    // in order, without the row written after it opened.
+    let rest: Vec<_> = scanner.map(|r| r.unwrap().row).collect();
+    let all: Vec<Vec<u8>> = first.into_iter().chain(rest).collect();
+    let want: Vec<Vec<u8>> = (0..300)
+        .map(|i| format!("row{i:03}").into_bytes())
+        .collect();
+    assert_eq!(all, want);
+    let n = h.region.scanner(&Scan::new()).unwrap().count();
+    assert_eq!(n, 301);
+}
