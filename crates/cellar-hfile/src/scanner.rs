@@ -45,6 +45,7 @@ impl<R: Deref<Target = HFileReader>> FileScanner<R> {
     }
 
     /// The cell under the cursor.
+    #[inline]
     pub fn current(&self) -> Option<&Cell> {
         self.block.as_ref().and_then(|b| b.cells.get(self.pos))
     }
@@ -154,7 +155,20 @@ impl<R: Deref<Target = HFileReader>> FileScanner<R> {
     }
 
     /// Steps to the next cell; false at the end.
+    #[inline]
     pub fn advance(&mut self) -> Result<bool> {
+        // Within the block: one step (the cell after is there).
+        if let Some(b) = &self.block {
+            if self.pos + 1 < b.cells.len() {
+                self.pos += 1;
+                return Ok(true);
+            }
+        }
+        self.advance_block()
+    }
+
+    /// [`FileScanner::advance`] off the end of the current block.
+    fn advance_block(&mut self) -> Result<bool> {
         match self.block.take() {
             None => Ok(false),
             Some(b) => {

@@ -301,9 +301,19 @@ impl CellCursor for FileCursor {
         self.scanner.current().filter(|c| self.in_half(c))
     }
 
+    #[inline]
     fn advance(&mut self) -> Result<()> {
         let r = self.scanner.advance();
         r.map_err(|e| self.named(e))?;
+        // Most cells of an unstamped file are visible: nothing to skip.
+        let visible = self.stamp.is_none()
+            && self
+                .scanner
+                .current()
+                .is_none_or(|c| c.seq_id() <= self.read_point);
+        if visible {
+            return Ok(());
+        }
         self.skip_invisible()
     }
 

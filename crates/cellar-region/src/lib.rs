@@ -29,6 +29,8 @@ mod store_upgrade;
 mod write;
 
 #[cfg(test)]
+mod file_cursor_tests;
+#[cfg(test)]
 mod visibility_tests;
 
 pub use bulk_load::BulkLoadOutcome;
