@@ -263,7 +263,22 @@ impl FileCursor {
         Ok(())
     }
 
+    /// Steps past cells above the read point (the common case, an unstamped file's
+    /// visible cell, answered inline).
+    #[inline]
     fn skip_invisible(&mut self) -> Result<()> {
+        let visible = self.stamp.is_none()
+            && self
+                .scanner
+                .current()
+                .is_none_or(|c| c.seq_id() <= self.read_point);
+        if visible {
+            return Ok(());
+        }
+        self.skip_hidden()
+    }
+
+    fn skip_hidden(&mut self) -> Result<()> {
         if let Some(n) = self.stamp {
             // Every cell has the file's id: all visible, or none.
             if n > self.read_point {
@@ -305,15 +320,6 @@ impl CellCursor for FileCursor {
     fn advance(&mut self) -> Result<()> {
         let r = self.scanner.advance();
         r.map_err(|e| self.named(e))?;
-        // Most cells of an unstamped file are visible: nothing to skip.
-        let visible = self.stamp.is_none()
-            && self
-                .scanner
-                .current()
-                .is_none_or(|c| c.seq_id() <= self.read_point);
-        if visible {
-            return Ok(());
-        }
         self.skip_invisible()
     }
 

@@ -149,16 +149,13 @@ impl DataBlockEncoding {
             DataBlockEncoding::None => none::decode(&shared, fmt, offset),
             DataBlockEncoding::RowIndexV1 => row_index::decode(&shared, fmt, offset),
             DataBlockEncoding::Prefix => {
-                let (body, size) = skip_size(body, offset)?;
-                prefix::decode(body, block_cells(size, body.len()), fmt, offset)
+                rebuild(body, offset, |b, c| prefix::decode(b, c, fmt, offset))
             }
             DataBlockEncoding::Diff => {
-                let (body, size) = skip_size(body, offset)?;
-                diff::decode(body, block_cells(size, body.len()), fmt, offset)
+                rebuild(body, offset, |b, c| diff::decode(b, c, fmt, offset))
             }
             DataBlockEncoding::FastDiff => {
-                let (body, size) = skip_size(body, offset)?;
-                fast_diff::decode(body, block_cells(size, body.len()), fmt, offset)
+                rebuild(body, offset, |b, c| fast_diff::decode(b, c, fmt, offset))
             }
         };
         cells.map_err(|e| match e {
@@ -183,18 +180,20 @@ fn with_offset(e: HFileError, offset: u64) -> HFileError {
     }
 }
 
-/// The body of an encoded block past its unencoded size, and that size.
-fn skip_size(body: &[u8], offset: u64) -> Result<(&[u8], usize)> {
-    match (body.get(..4), body.get(4..)) {
-        (Some(size), Some(rest)) => {
-            let size = u32::from_be_bytes([size[0], size[1], size[2], size[3]]);
-            Ok((rest, size as usize))
-        }
-        _ => Err(HFileError::corrupt(
-            offset,
-            "encoded block missing its unencoded size",
-        )),
-    }
+/// Decodes a PREFIX, DIFF or FAST_DIFF body (its unencoded size first) with `decode`,
+/// into one buffer with room for the cells that size counts, bounded by what the body
+/// could plausibly expand to (the field is not trusted for an allocation).
+fn rebuild(
+    body: &[u8],
+    offset: u64,
+    decode: impl FnOnce(&[u8], SharedCells) -> Result<Vec<Cell>>,
+) -> Result<Vec<Cell>> {
+    let (size, rest) = body
+        .split_first_chunk::<4>()
+        .ok_or_else(|| HFileError::corrupt(offset, "encoded block missing its unencoded size"))?;
+    let unencoded = u32::from_be_bytes(*size) as usize;
+    let cells = SharedCells::with_capacity(unencoded.min(rest.len().saturating_mul(8)));
+    decode(rest, cells)
 }
 
 /// The cell's KeyValue size as counted by the encoders' `unencodedSize`.
@@ -446,13 +445,6 @@ fn push_cell(
         type_code: prev.type_code,
     };
     Ok(cells.push(&key, value, tags, seq)?)
-}
-
-/// The cells of an encoded block body of `body_len` bytes whose encoder counted
-/// `unencoded` bytes of KeyValues: room for them, bounded by what the body could
-/// plausibly expand to (the field is not trusted for an allocation).
-fn block_cells(unencoded: usize, body_len: usize) -> SharedCells {
-    SharedCells::with_capacity(unencoded.min(body_len.saturating_mul(8)))
 }
 
 #[cfg(test)]
