@@ -1,7 +1,8 @@
 #![allow(clippy::unwrap_used)]
 //! Stores under pressure and over time: RegionTooBusy at flush size × block multiplier,
-//! periodic major compactions, crash-safe compaction swaps at every step, and the row
-//! bloom sparing reads on Gets of absent rows.
+//! periodic major compactions, a user's major request during a compaction, crash-safe
+//! compaction swaps at every step, and the row bloom sparing reads on Gets of absent
+//! rows.
 
 mod common;
 
@@ -85,6 +86,85 @@ fn periodic_major_compaction_comes_due() {
     );
     let raw = h.region.scanner(&Scan::new().raw(true)).unwrap().count();
     assert_eq!(raw, 0);
+}
+
+/// HBase's `CompactRegion` while the region compacts: the running compaction has taken
+/// the files, the request selects nothing, and a major request stays as the store's
+/// forced-major flag, so the store's next compaction is a major one (HBase's
+/// `HStore.forceMajor`). Without a compaction running, the request runs at once.
+#[test]
+fn a_major_request_during_a_compaction_waits_for_the_next_one() {
+    // A put and the marker deleting it, in two files.
+    let two_files = || {
+        let h = Harness::new(table(), Config::default());
+        h.region
+            .put(Put::new("a").add_column_at("f", "q", 1, "v"))
+            .unwrap();
+        h.region.flush().unwrap();
+        h.region
+            .delete(Delete::new("a").add_columns("f", "q"))
+            .unwrap();
+        h.region.flush().unwrap();
+        h
+    };
+    let raw = |h: &Harness| -> usize {
+        h.region
+            .scanner(&Scan::new().raw(true).max_versions(u32::MAX))
+            .unwrap()
+            .flat_map(|r| r.unwrap().cells)
+            .count()
+    };
+    // Two files are not enough for a minor compaction.
+    assert!(two_files().region.compact(false).unwrap().stores.is_empty());
+    // A compaction running (a frozen region holds the compaction lock): the request
+    // waits for it and compacts nothing. Should the requesting thread reach the lock
+    // only after it was let go, it compacts at once: try again on a new region then.
+    let mut waited = None;
+    for _ in 0..20 {
+        let h = two_files();
+        let running = h.region.freeze();
+        let ready = std::sync::Barrier::new(2);
+        let got = std::thread::scope(|s| {
+            let asked = s.spawn(|| {
+                ready.wait();
+                h.region.compact_requested_by_user(true, None).unwrap()
+            });
+            ready.wait();
+            #[allow(clippy::disallowed_methods)] // a real thread, waited for in real time
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            drop(running);
+            asked.join().unwrap()
+        });
+        match got {
+            None => {
+                waited = Some(h);
+                break;
+            }
+            Some(out) => assert_eq!(out.stores, vec![(b"f".to_vec(), true)]),
+        }
+    }
+    let h = waited.expect("the request never met the running compaction");
+    assert_eq!(raw(&h), 2, "nothing compacted by the request");
+    let out = h.region.compact(false).unwrap();
+    assert_eq!(out.stores, vec![(b"f".to_vec(), true)], "the pending major");
+    assert_eq!(raw(&h), 0);
+    // The flag went with that compaction: a new file beside its output is left alone.
+    h.region
+        .put(Put::new("b").add_column_at("f", "q", 2, "v"))
+        .unwrap();
+    h.region.flush().unwrap();
+    assert!(h.region.compact(false).unwrap().stores.is_empty());
+    // No compaction running: the request runs now, for the family named.
+    let out = h
+        .region
+        .compact_requested_by_user(true, Some(b"f"))
+        .unwrap()
+        .unwrap();
+    assert_eq!(out.stores, vec![(b"f".to_vec(), true)]);
+    assert!(matches!(
+        h.region.compact_requested_by_user(false, Some(b"nope")),
+        Err(RegionError::NoSuchColumnFamily { .. })
+    ));
 }
 
 #[test]

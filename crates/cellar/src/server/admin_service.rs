@@ -66,9 +66,14 @@ pub fn call(call: &Call<'_>, method: &str) -> CallResult {
         "CompactRegion" => {
             let req: pb::CompactRegionRequest = call.param("CompactRegionRequest")?;
             let r = region(call, &req.region)?;
-            r.compact(req.major.unwrap_or(false))
+            // As HBase: a request while the region compacts selects nothing (a major
+            // one stays pending on the stores); a family names one store.
+            let ran = r
+                .compact_requested_by_user(req.major.unwrap_or(false), req.family.as_deref())
                 .map_err(cellar_api::Error::from)?;
-            call.ctx.db.master().note_large_rows();
+            if ran.is_some() {
+                call.ctx.db.master().note_large_rows();
+            }
             Ok(Reply::new(pb::Empty {}))
         }
         "GetLogEntries" => Ok(Reply::new(super::log_entries::get_log_entries(call)?)),
