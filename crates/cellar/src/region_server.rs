@@ -42,7 +42,8 @@ pub struct RegionServer {
     wal: Arc<Wal>,
     cache: Arc<BlockCache>,
     maintenance: Option<Sender<Maintenance>>,
-    online: RwLock<HashMap<String, Arc<Region>>>,
+    /// Keyed by encoded name, hashed with foldhash (looked up on every call).
+    online: RwLock<HashMap<String, Arc<Region>, foldhash::fast::RandomState>>,
     /// WAL edits of regions not yet opened, replayed when they open (HBase's recovered
     /// edits); kept until a region opens and replays them.
     recovered: Mutex<HashMap<String, Vec<WalEdit>>>,
@@ -89,7 +90,7 @@ impl RegionServer {
             wal: parts.wal,
             cache: parts.cache,
             maintenance: parts.maintenance,
-            online: RwLock::new(HashMap::new()),
+            online: RwLock::new(HashMap::default()),
             recovered: Mutex::new(HashMap::new()),
         }
     }

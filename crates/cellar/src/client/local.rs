@@ -24,8 +24,9 @@ fn overlaps(a: &cellar_api::RegionInfo, b: &cellar_api::RegionInfo) -> bool {
 /// A connection to the master and region servers of this process.
 pub struct LocalConnection {
     master: Arc<Master>,
-    /// Known regions per table, in start-key order.
-    cache: RwLock<HashMap<String, Vec<Cached>>>,
+    /// Known regions per table, in start-key order (hashed with foldhash: looked up on
+    /// every call).
+    cache: RwLock<HashMap<String, Vec<Cached>, foldhash::fast::RandomState>>,
 }
 
 /// A region as the cache knows it: its row range and its server. The region object
@@ -40,7 +41,7 @@ impl LocalConnection {
     pub fn new(master: Arc<Master>) -> LocalConnection {
         LocalConnection {
             master,
-            cache: RwLock::new(HashMap::new()),
+            cache: RwLock::new(HashMap::default()),
         }
     }
 
