@@ -7,6 +7,7 @@ pub mod bulk_load;
 pub mod compaction;
 pub mod compaction_matcher;
 pub mod config;
+pub mod counter;
 pub mod cursor;
 pub mod delete_tracker;
 pub mod descriptor;

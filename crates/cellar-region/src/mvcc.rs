@@ -5,7 +5,7 @@
 //! (HBase's `getSmallestReadPoint`) and keep every cell such a reader can still see.
 
 use std::collections::BTreeSet;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::Thread;
 
@@ -154,10 +154,10 @@ impl Mvcc {
     }
 }
 
-/// Shards of a region's reader registry. A reader registers in its thread's shard, so
-/// readers on different threads take different locks: with one lock, every Get of a
-/// region took it twice and moved its cache line between the cores.
-const SHARDS: usize = 8;
+// A region's reader registry is split by thread (`crate::counter`): a reader registers
+// in its thread's shard, so readers on different threads take different locks (with
+// one lock, every Get of a region took it twice and moved its line between the cores).
+use crate::counter::{thread_shard, SHARDS};
 
 /// One shard: read points with how many readers hold each, in ascending order, on a
 /// cache line of its own. A vector keeps its room: a Get registering and leaving
@@ -200,15 +200,6 @@ impl Drop for ReadPointGuard {
             }
         }
     }
-}
-
-/// This thread's shard: threads are dealt shards in turn as they first read.
-fn thread_shard() -> usize {
-    static NEXT: AtomicUsize = AtomicUsize::new(0);
-    thread_local! {
-        static SHARD: usize = NEXT.fetch_add(1, Ordering::Relaxed) % SHARDS;
-    }
-    SHARD.with(|s| *s)
 }
 
 impl ReadPoints {

@@ -50,7 +50,7 @@ impl Region {
                 });
             }
         }
-        self.metrics.read_requests.fetch_add(1, Ordering::Relaxed);
+        self.metrics.read_requests.add(1);
         let reader = self.readers.open(&self.mvcc);
         let read_point = reader.read_point();
         let now = self.ctx.clock.now_millis();
@@ -94,12 +94,8 @@ impl Region {
                 scan.raw,
                 now,
             );
-            let scanner = StoreScanner::new(
-                family.clone(),
-                heap,
-                Matcher::new(params),
-                self.ctx.config.max_row_size,
-            );
+            let scanner =
+                StoreScanner::new(heap, Matcher::new(params), self.ctx.config.max_row_size);
             scanners.push(match on_demand {
                 Some(f) if !f.is_family_essential(family) => scanner.on_demand(),
                 _ => scanner,

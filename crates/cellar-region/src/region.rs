@@ -48,7 +48,8 @@ pub enum Maintenance {
 /// Counters of a region.
 #[derive(Debug, Default)]
 pub struct RegionMetrics {
-    pub read_requests: AtomicU64,
+    /// Split by thread: added to on every read.
+    pub read_requests: crate::counter::SplitCounter,
     pub write_requests: AtomicU64,
     pub blocked_requests: AtomicU64,
     pub flushes: AtomicU64,

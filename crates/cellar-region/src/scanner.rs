@@ -25,7 +25,6 @@ pub enum RowProgress {
 
 /// One family's part of a scan.
 pub struct StoreScanner {
-    family: Vec<u8>,
     heap: Heap,
     matcher: Matcher,
     max_row_size: u64,
@@ -57,9 +56,8 @@ fn same_column(a: &Cell, b: &Cell) -> bool {
 }
 
 impl StoreScanner {
-    pub fn new(family: Vec<u8>, heap: Heap, matcher: Matcher, max_row_size: u64) -> StoreScanner {
+    pub fn new(heap: Heap, matcher: Matcher, max_row_size: u64) -> StoreScanner {
         StoreScanner {
-            family,
             heap,
             matcher,
             max_row_size,
@@ -281,17 +279,17 @@ impl StoreScanner {
         *size += n;
         *bytes += n;
         if *size > self.max_row_size {
-            return Err(self.row_too_big(row));
+            return Err(self.row_too_big(row, c.family()));
         }
         Ok(())
     }
 
     #[cold]
-    fn row_too_big(&self, row: &[u8]) -> RegionError {
+    fn row_too_big(&self, row: &[u8], family: &[u8]) -> RegionError {
         RegionError::RowTooBig {
             limit: self.max_row_size,
             row: row.to_vec(),
-            family: self.family.clone(),
+            family: family.to_vec(),
         }
     }
 }

@@ -376,8 +376,12 @@ impl Store {
 
     /// Notes the versions a read asks of this store.
     pub fn note_read_versions(&self, versions: u32) {
-        self.versions_asked
-            .fetch_max(u64::from(versions), Ordering::Relaxed);
+        // Written only when it grows: an unconditional `fetch_max` wrote the line on
+        // every read, from every thread.
+        let v = u64::from(versions);
+        if self.versions_asked.load(Ordering::Relaxed) < v {
+            self.versions_asked.fetch_max(v, Ordering::Relaxed);
+        }
     }
 
     pub fn dir(&self) -> &Path {

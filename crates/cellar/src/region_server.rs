@@ -254,7 +254,7 @@ impl RegionServer {
             store_files: r.store_file_count(),
             store_files_size: r.store_files_size(),
             memstore_size: r.memstore_size(),
-            read_requests: r.metrics.read_requests.load(relaxed),
+            read_requests: r.metrics.read_requests.get(),
             write_requests: r.metrics.write_requests.load(relaxed),
             largest_store_size: r.largest_store_size(),
         })

@@ -112,7 +112,7 @@ fn regions(ctx: &Context) -> Vec<RegionFigures> {
         out.push(RegionFigures {
             table: e.info.table.clone(),
             region: e.info.encoded.clone(),
-            read: m.read_requests.load(Ordering::Relaxed),
+            read: m.read_requests.get(),
             write: m.write_requests.load(Ordering::Relaxed),
             memstore: r.memstore_size(),
             store_files: r.store_file_count() as u64,
