@@ -58,13 +58,8 @@ fn writes_block_with_region_too_busy_until_a_flush() {
     assert_eq!(region.scanner(&Scan::new()).unwrap().count(), at + 1);
 }
 
-#[test]
-fn periodic_major_compaction_comes_due() {
-    let config = Config {
-        major_compaction_period_ms: 10_000,
-        major_compaction_jitter: 0.0,
-        ..Config::default()
-    };
+/// A region with a put and the marker deleting it, each flushed to a file of its own.
+fn put_and_marker_in_two_files(config: Config) -> Harness {
     let h = Harness::new(table(), config);
     h.region
         .put(Put::new("a").add_column_at("f", "q", 1, "v"))
@@ -74,6 +69,17 @@ fn periodic_major_compaction_comes_due() {
         .delete(Delete::new("a").add_columns("f", "q"))
         .unwrap();
     h.region.flush().unwrap();
+    h
+}
+
+#[test]
+fn periodic_major_compaction_comes_due() {
+    let config = Config {
+        major_compaction_period_ms: 10_000,
+        major_compaction_jitter: 0.0,
+        ..Config::default()
+    };
+    let h = put_and_marker_in_two_files(config);
     assert!(!h.region.needs_compaction());
     h.clock.advance(10_001);
     assert!(h.region.needs_compaction());
@@ -94,19 +100,7 @@ fn periodic_major_compaction_comes_due() {
 /// `HStore.forceMajor`). Without a compaction running, the request runs at once.
 #[test]
 fn a_major_request_during_a_compaction_waits_for_the_next_one() {
-    // A put and the marker deleting it, in two files.
-    let two_files = || {
-        let h = Harness::new(table(), Config::default());
-        h.region
-            .put(Put::new("a").add_column_at("f", "q", 1, "v"))
-            .unwrap();
-        h.region.flush().unwrap();
-        h.region
-            .delete(Delete::new("a").add_columns("f", "q"))
-            .unwrap();
-        h.region.flush().unwrap();
-        h
-    };
+    let two_files = || put_and_marker_in_two_files(Config::default());
     let raw = |h: &Harness| -> usize {
         h.region
             .scanner(&Scan::new().raw(true).max_versions(u32::MAX))
