@@ -31,10 +31,14 @@ pub struct Contention {
     pub busy: u64,
 }
 
+/// The locked rows' set hashes with foldhash (seeded per process, as the MemStore's row
+/// index): every write looks a row up in it three or four times.
+type Held = HashSet<Vec<u8>, foldhash::fast::RandomState>;
+
 /// The set of locked rows of a region.
 #[derive(Debug, Default)]
 pub struct RowLocks {
-    held: Mutex<HashSet<Vec<u8>>>,
+    held: Mutex<Held>,
     released: Condvar,
     contention: Mutex<HashMap<Vec<u8>, Contention>>,
 }
@@ -46,7 +50,7 @@ pub struct RowLockGuard<'a> {
     rows: Vec<Vec<u8>>,
 }
 
-fn lock(m: &Mutex<HashSet<Vec<u8>>>) -> MutexGuard<'_, HashSet<Vec<u8>>> {
+fn lock(m: &Mutex<Held>) -> MutexGuard<'_, Held> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
