@@ -143,8 +143,13 @@ impl Region {
                     if p.cells.is_empty() {
                         return Err(RegionError::InvalidMutation("No columns to insert".into()));
                     }
+                    // A Put's cells are mostly of one family: looked up once a run.
+                    let mut checked: Option<&[u8]> = None;
                     for (f, q, ts, v) in &p.cells {
-                        self.family_checked(f)?;
+                        if checked != Some(f.as_slice()) {
+                            self.family_checked(f)?;
+                            checked = Some(f.as_slice());
+                        }
                         if *ts < 0 {
                             return Err(RegionError::InvalidMutation(format!(
                                 "Timestamp cannot be negative. ts={ts}"

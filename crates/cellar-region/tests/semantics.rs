@@ -335,6 +335,34 @@ fn increment_append_and_check_and_mutate() {
     assert!(versions(&h, "c", "m1", 1).is_empty());
 }
 
+/// A Put naming a family the table lacks is refused whole, wherever that family stands
+/// among its cells (after a run of known ones, between two, first), and writes nothing.
+#[test]
+fn a_put_with_an_unknown_family_writes_nothing() {
+    let h = Harness::new(table(1), Config::default());
+    let puts = [
+        Put::new("r")
+            .add_column("f", "a", "1")
+            .add_column("f", "b", "1")
+            .add_column("x", "c", "1"),
+        Put::new("r")
+            .add_column("f", "a", "1")
+            .add_column("x", "c", "1")
+            .add_column("g", "d", "1"),
+        Put::new("r")
+            .add_column("x", "c", "1")
+            .add_column("f", "a", "1"),
+    ];
+    for p in puts {
+        let err = h.region.put(p).unwrap_err();
+        assert!(
+            matches!(&err, RegionError::NoSuchColumnFamily { family, .. } if family == b"x"),
+            "{err}"
+        );
+    }
+    assert!(h.region.get(&Get::new("r")).unwrap().cells.is_empty());
+}
+
 #[test]
 fn limits_cell_size_and_row_size() {
     let config = Config {
