@@ -9,6 +9,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::Thread;
 
+use crate::counter::{thread_shard, SHARDS};
+
 #[derive(Debug)]
 struct State {
     next: u64,
@@ -154,16 +156,12 @@ impl Mvcc {
     }
 }
 
-// A region's reader registry is split by thread (`crate::counter`): a reader registers
-// in its thread's shard, so readers on different threads take different locks (with
-// one lock, every Get of a region took it twice and moved its line between the cores).
-use crate::counter::{thread_shard, SHARDS};
-
-/// One shard: read points with how many readers hold each, in ascending order, on a
-/// cache line of its own. A vector keeps its room: a Get registering and leaving
-/// allocates nothing (a map allocated a node for the first reader and freed it with
-/// the last, on every Get of an idle region). Read points are taken under the shard's
-/// lock and never go down, so a new one is the last or goes after it.
+/// One shard of a region's reader registry (split by thread, `crate::counter`: readers
+/// on different threads take different locks; with one lock, every Get of a region
+/// took it twice and moved its line between the cores): read points with how many
+/// readers hold each, in ascending order, on a cache line of its own. A vector keeps
+/// its room: a Get registering and leaving allocates nothing (a map allocated a node
+/// for the first reader and freed it with the last, on every Get of an idle region).
 #[derive(Debug, Default)]
 #[repr(align(128))]
 struct Shard(Mutex<Vec<(u64, usize)>>);
@@ -210,16 +208,10 @@ impl ReadPoints {
         let shard = thread_shard();
         let mut open = lock(&self.shards[shard].0);
         let read_point = mvcc.read_point();
-        match open.last_mut() {
-            Some(last) if last.0 == read_point => last.1 += 1,
-            Some(last) if last.0 > read_point => {
-                // Not expected (read points only rise), kept in order all the same.
-                match open.binary_search_by_key(&read_point, |e| e.0) {
-                    Ok(i) => open[i].1 += 1,
-                    Err(i) => open.insert(i, (read_point, 1)),
-                }
-            }
-            _ => open.push((read_point, 1)),
+        // Read points only rise, so this is the last entry or one after it.
+        match open.binary_search_by_key(&read_point, |e| e.0) {
+            Ok(i) => open[i].1 += 1,
+            Err(i) => open.insert(i, (read_point, 1)),
         }
         drop(open);
         ReadPointGuard {
