@@ -171,6 +171,9 @@ impl StoreScanner {
                 return Ok(RowProgress::Done);
             }
             let code = self.matcher.match_cell(cell, filter.as_deref_mut());
+            // The empty qualifier also holds the family's delete markers, which may sort
+            // after its puts: step through it instead of seeking past them.
+            let in_empty_column = cell.qualifier().is_empty();
             let include = matches!(
                 code,
                 MatchCode::Include
@@ -186,9 +189,6 @@ impl StoreScanner {
             } else {
                 None
             };
-            // The empty qualifier also holds the family's delete markers, which may sort
-            // after its puts: step through it instead of seeking past them.
-            let in_empty_column = self.heap.peek().is_some_and(|c| c.qualifier().is_empty());
             let ends_row = matches!(
                 code,
                 MatchCode::IncludeAndSeekNextRow | MatchCode::SeekNextRow
