@@ -639,11 +639,17 @@ impl Store {
                 remove: Vec::new(),
             })?;
         }
-        let mut s = self.write();
-        if let Some(f) = file {
-            Arc::make_mut(&mut s.files).push(f);
-        }
-        s.snapshot = None;
+        let flushed = {
+            let mut s = self.write();
+            if let Some(f) = file {
+                Arc::make_mut(&mut s.files).push(f);
+            }
+            s.snapshot.take()
+        };
+        // Freeing a segment walks and frees every node and cell of it (tens of
+        // milliseconds for a full MemStore): done after the store's lock is released,
+        // which every write to this store takes.
+        drop(flushed);
         Ok(())
     }
 
