@@ -19,6 +19,12 @@ pub trait WritableFile: Send {
     fn is_empty(&self) -> bool {
         self.len() == 0
     }
+    /// Reserves the file's blocks up to `len` bytes without changing its length, so
+    /// that writing it later allocates nothing. A hint: where the file system cannot,
+    /// nothing is done.
+    fn preallocate(&mut self, _len: u64) -> Result<()> {
+        Ok(())
+    }
 }
 
 /// A file open for positioned reads. Shared between threads.

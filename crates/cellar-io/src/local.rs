@@ -80,6 +80,41 @@ impl WritableFile for LocalWritable {
     fn len(&self) -> u64 {
         self.len
     }
+
+    fn preallocate(&mut self, len: u64) -> Result<()> {
+        reserve(self.writer.get_ref(), len).map_err(|e| IoError::os("fallocate", &self.path, e))
+    }
+}
+
+/// Reserves `len` bytes of blocks for `file` without changing its size (`fallocate`
+/// with `FALLOC_FL_KEEP_SIZE`): a log segment's writes then find their blocks
+/// allocated, where allocating them at write-behind time could wait on reading the file
+/// system's block bitmaps (81 ms seen, a log writer holding the log's lock). File
+/// systems without it (`EOPNOTSUPP`) are left as they are.
+#[cfg(target_os = "linux")]
+#[allow(unsafe_code)]
+fn reserve(file: &File, len: u64) -> std::io::Result<()> {
+    use std::os::fd::AsRawFd;
+    let Ok(len) = i64::try_from(len) else {
+        return Ok(());
+    };
+    // SAFETY: the descriptor belongs to `file`, which the borrow keeps open for the
+    // call; fallocate reads no memory of this process.
+    let rc = unsafe { libc::fallocate(file.as_raw_fd(), libc::FALLOC_FL_KEEP_SIZE, 0, len) };
+    if rc == 0 {
+        return Ok(());
+    }
+    let e = std::io::Error::last_os_error();
+    match e.raw_os_error() {
+        Some(libc::EOPNOTSUPP) => Ok(()),
+        _ => Err(e),
+    }
+}
+
+/// Elsewhere nothing is reserved.
+#[cfg(not(target_os = "linux"))]
+fn reserve(_file: &File, _len: u64) -> std::io::Result<()> {
+    Ok(())
 }
 
 /// Starts the device writes of `len` bytes from `offset` (`sync_file_range` with
@@ -282,6 +317,39 @@ mod tests {
         w.sync().unwrap();
         drop(w);
         assert_eq!(read_all(&LocalFs::new(), &p).unwrap(), expected);
+    }
+
+    /// A preallocated file keeps its length: it reads back exactly what was written,
+    /// reopened and synced, and its reserved blocks show in its allocation.
+    #[test]
+    fn a_preallocated_file_keeps_its_length_and_contents() {
+        use std::os::unix::fs::MetadataExt;
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("segment");
+        let fs = LocalFs::new();
+        let mut w = fs.create(&p).unwrap();
+        w.append(b"head").unwrap();
+        w.flush().unwrap();
+        w.preallocate(4 << 20).unwrap();
+        assert_eq!(std::fs::metadata(&p).unwrap().len(), 4, "the length stays");
+        let body = vec![9u8; 300_000];
+        w.append(&body).unwrap();
+        w.sync().unwrap();
+        assert_eq!(w.len(), 300_004);
+        drop(w);
+        let meta = std::fs::metadata(&p).unwrap();
+        assert_eq!(meta.len(), 300_004);
+        let mut expected = b"head".to_vec();
+        expected.extend_from_slice(&body);
+        assert_eq!(read_all(&fs, &p).unwrap(), expected);
+        // Where the file system reserves blocks, they are there beyond the length
+        // (512-byte units); elsewhere the hint does nothing.
+        if meta.blocks() * 512 < 4 << 20 {
+            eprintln!(
+                "no reservation on this file system: {} blocks",
+                meta.blocks()
+            );
+        }
     }
 
     #[test]

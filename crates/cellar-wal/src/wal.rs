@@ -77,6 +77,9 @@ struct FileState {
     flushed: HashMap<String, u64>,
     forgotten: HashSet<String>,
     shut: bool,
+    /// A writer is starting the next segment for a roll the current one's size asked
+    /// for (see `roll.rs`).
+    rolling: bool,
     /// An emptied buffer handed back to `Pending` at the next write, so that appends
     /// reuse two buffers instead of growing a new one after every write.
     spare: Vec<u8>,
@@ -182,7 +185,7 @@ impl Wal {
         }
         let (closed, report) = replay(fs.as_ref(), dir, on_edit)?;
         let next_number = closed.iter().map(|s| s.number + 1).max().unwrap_or(1);
-        let (writer, current) = create_segment(fs.as_ref(), dir, next_number)?;
+        let (writer, current) = create_segment(fs.as_ref(), dir, next_number, opts.roll_size)?;
         let shared = Arc::new(Shared {
             fs,
             dir: dir.to_path_buf(),
@@ -201,6 +204,7 @@ impl Wal {
                 flushed: HashMap::new(),
                 forgotten: HashSet::new(),
                 shut: false,
+                rolling: false,
             }),
             poison: Mutex::new(None),
             poisoned: AtomicBool::new(false),
@@ -283,14 +287,18 @@ impl Wal {
     /// flushed edits, it is closed and removed too (as RocksDB drops a memtable's log
     /// once the memtable is flushed): a log the store files cover takes no disk.
     pub fn mark_flushed(&self, region: &str, seq_id: u64) -> Result<()> {
-        let mut f = lock(&self.shared.file);
-        let e = f.flushed.entry(region.to_string()).or_insert(0);
-        *e = (*e).max(seq_id);
-        let current_obsolete = !f.shut && !f.current.regions.is_empty() && f.covers(&f.current);
-        if current_obsolete && !self.shared.poisoned.load(Ordering::SeqCst) {
-            return self.shared.roll_locked(&mut f);
-        }
-        self.shared.remove_obsolete(&mut f)
+        let obsolete = {
+            let mut f = lock(&self.shared.file);
+            let e = f.flushed.entry(region.to_string()).or_insert(0);
+            *e = (*e).max(seq_id);
+            let current_obsolete = !f.shut && !f.current.regions.is_empty() && f.covers(&f.current);
+            if current_obsolete && !self.shared.poisoned.load(Ordering::SeqCst) {
+                self.shared.roll_locked(&mut f)?
+            } else {
+                f.take_obsolete()
+            }
+        };
+        self.shared.delete_segments(obsolete)
     }
 
     /// Regions whose unflushed edits keep log segments on disk, once a closed segment
@@ -333,17 +341,20 @@ impl Wal {
 
     /// Forgets a dropped region: its edits never need replaying.
     pub fn forget_region(&self, region: &str) -> Result<()> {
-        let mut f = lock(&self.shared.file);
-        f.forgotten.insert(region.to_string());
-        self.shared.remove_obsolete(&mut f)
+        let obsolete = {
+            let mut f = lock(&self.shared.file);
+            f.forgotten.insert(region.to_string());
+            f.take_obsolete()
+        };
+        self.shared.delete_segments(obsolete)
     }
 
     /// Closes the current segment and starts a new one.
     pub fn roll(&self) -> Result<()> {
         let txid = lock(&self.shared.pending).last_txid;
         self.shared.sync_to(txid, true)?;
-        let mut f = lock(&self.shared.file);
-        self.shared.roll_locked(&mut f)
+        let obsolete = self.shared.roll_locked(&mut lock(&self.shared.file))?;
+        self.shared.delete_segments(obsolete)
     }
 
     /// Counters.
@@ -417,15 +428,21 @@ fn async_flusher(shared: &Shared) {
     }
 }
 
+/// A new segment, its blocks reserved up to `reserve` bytes (the roll size), so that
+/// writing it allocates none under the log's lock.
 fn create_segment(
     fs: &dyn FileSystem,
     dir: &Path,
     number: u64,
+    reserve: u64,
 ) -> Result<(Box<dyn WritableFile>, SegmentMeta)> {
     let path = segment_path(dir, number);
     let mut writer = fs.create(&path)?;
     writer.append(SEGMENT_MAGIC)?;
     writer.sync()?;
+    // A hint: a file system that cannot reserve (or has no room) fails the writes
+    // themselves, as without it.
+    let _ = writer.preallocate(reserve);
     fs.sync_dir(dir)?;
     Ok((
         writer,
@@ -494,6 +511,18 @@ impl Shared {
     /// Writes out everything logged so far (and syncs it when `hard`), unless `txid` is
     /// already that far; how far the log is then synced, and what it took.
     fn write_out(&self, txid: u64, hard: bool) -> Result<Done> {
+        let (done, roll) = self.write_out_locked(txid, hard)?;
+        if roll {
+            // The write is made (and synced where asked): a roll that fails poisons the
+            // log for later writes but does not fail this one.
+            self.roll_ahead();
+        }
+        Ok(done)
+    }
+
+    /// [`Shared::write_out`] under the log file's lock; whether the caller is to start
+    /// the next segment (the current one reached the roll size).
+    fn write_out_locked(&self, txid: u64, hard: bool) -> Result<(Done, bool)> {
         let mut f = lock(&self.file);
         self.check_poison()?;
         if f.shut {
@@ -501,7 +530,7 @@ impl Shared {
         }
         let done = if hard { f.synced_txid } else { f.written_txid };
         if done >= txid {
-            return Ok(f.done(Duration::ZERO));
+            return Ok((f.done(Duration::ZERO), false));
         }
         let (mut buf, upto, hard_upto, regions) = {
             let mut p = lock(&self.pending);
@@ -535,52 +564,18 @@ impl Shared {
                 f.synced_txid = upto;
                 f.hard_synced = hard_upto;
             }
-            if f.writer.len() >= self.opts.roll_size {
-                self.roll_locked(&mut f)?;
-            }
             Ok(())
         })();
+        let roll = res.is_ok() && !f.rolling && !f.shut && f.writer.len() >= self.opts.roll_size;
+        f.rolling |= roll;
         if let Err(e) = &res {
             self.poison(e);
         }
         let took = self.opts.clock.monotonic().saturating_sub(started);
         self.sync_latency.record(took);
-        res.map(|()| f.done(took))
-    }
-
-    fn roll_locked(&self, f: &mut FileState) -> Result<()> {
-        let res = (|| -> Result<()> {
-            f.writer.sync()?;
-            f.synced_txid = f.written_txid;
-            let (writer, meta) = create_segment(self.fs.as_ref(), &self.dir, f.next_number)?;
-            f.next_number += 1;
-            f.writer = writer;
-            let old = std::mem::replace(&mut f.current, meta);
-            f.closed.push(old);
-            Ok(())
-        })();
-        if let Err(e) = &res {
-            self.poison(e);
-            return res;
-        }
-        self.remove_obsolete(f)
-    }
-
-    fn remove_obsolete(&self, f: &mut FileState) -> Result<()> {
-        let mut removed = false;
-        let mut keep = Vec::with_capacity(f.closed.len());
-        for seg in std::mem::take(&mut f.closed) {
-            if f.covers(&seg) {
-                self.fs.remove_file(&seg.path)?;
-                removed = true;
-            } else {
-                keep.push(seg);
-            }
-        }
-        f.closed = keep;
-        if removed {
-            self.fs.sync_dir(&self.dir)?;
-        }
-        Ok(())
+        res.map(|()| (f.done(took), roll))
     }
 }
+
+#[path = "roll.rs"]
+mod roll;
