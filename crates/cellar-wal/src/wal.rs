@@ -497,13 +497,19 @@ impl Shared {
             drop(c);
             let leader = Leader(self);
             self.gather.wait_for_group();
-            let res = self.write_out(txid, true);
-            if let Ok(done) = &res {
+            let res = self.write_out_locked(txid, true);
+            let mut roll = false;
+            if let Ok((done, r)) = &res {
                 self.gather.synced(done.hard_synced, done.took);
                 let mut c = lock(&self.commit);
                 c.synced = c.synced.max(done.synced);
+                roll = *r;
             }
+            // The group is synced: its writers go on while this one rolls.
             drop(leader);
+            if roll {
+                self.roll_ahead();
+            }
             res?;
         }
     }

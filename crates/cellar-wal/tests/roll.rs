@@ -127,6 +127,17 @@ fn replayed(fs: Arc<dyn FileSystem>, dir: &Path, opts: WalOptions) -> Vec<u64> {
 /// every edit replays in order.
 #[test]
 fn writers_go_on_while_a_roll_creates_the_next_segment() {
+    writers_go_on_while_rolled_by(Durability::SyncWal);
+}
+
+/// As above with the roll started by an FSYNC_WAL writer, the leader of a shared
+/// fsync: the writers its fsync covered, and later ones, are not held by its roll.
+#[test]
+fn writers_go_on_while_an_fsync_leader_rolls() {
+    writers_go_on_while_rolled_by(Durability::FsyncWal);
+}
+
+fn writers_go_on_while_rolled_by(roller_durability: Durability) {
     let fs = GateFs {
         inner: FaultFs::new(),
         gate: Arc::new((Mutex::new(Gate::default()), Condvar::new())),
@@ -144,7 +155,7 @@ fn writers_go_on_while_a_roll_creates_the_next_segment() {
         let wal = wal.clone();
         std::thread::spawn(move || {
             for seq in 1..=8 {
-                wal.append(&put(seq), Durability::SyncWal).unwrap();
+                wal.append(&put(seq), roller_durability).unwrap();
             }
         })
     };
