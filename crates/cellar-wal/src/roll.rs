@@ -62,7 +62,8 @@ impl Shared {
     /// next segment is created without the lock (writers go on appending to the current
     /// one meanwhile), swapped in under it, and covered segments are deleted after it.
     /// A roll that moved past this one's number meanwhile (an asked-for roll) wins, and
-    /// the file made here is removed unused. Failing to create or swap poisons the log;
+    /// the file made here is removed unused, as it is when the log closed or was
+    /// poisoned meanwhile. Failing to create or swap poisons the log;
     /// a segment that cannot be deleted stays listed for the next attempt.
     pub(super) fn roll_ahead(&self) {
         let number = {
@@ -81,7 +82,8 @@ impl Shared {
                     return;
                 }
             };
-            if f.shut || f.current.number > number {
+            let poisoned = self.poisoned.load(std::sync::atomic::Ordering::SeqCst);
+            if f.shut || poisoned || f.current.number > number {
                 drop(f);
                 drop(writer);
                 let _ = self.fs.remove_file(&next.path);

@@ -111,6 +111,17 @@ fn put(seq: u64) -> WalEdit {
     }
 }
 
+/// A log in `/db/wal` of `fs` rolling every `roll_size` bytes, shared by writer threads.
+fn shared_log(fs: Arc<dyn FileSystem>, roll_size: u64) -> (Arc<Wal>, PathBuf, WalOptions) {
+    let dir = PathBuf::from("/db/wal");
+    let opts = WalOptions {
+        roll_size,
+        ..WalOptions::default()
+    };
+    let (wal, _) = Wal::open(fs, &dir, opts.clone(), &mut |_| Ok(())).unwrap();
+    (Arc::new(wal), dir, opts)
+}
+
 fn replayed(fs: Arc<dyn FileSystem>, dir: &Path, opts: WalOptions) -> Vec<u64> {
     let mut seen = Vec::new();
     let (_wal, _) = Wal::open(fs, dir, opts, &mut |e| {
@@ -142,13 +153,7 @@ fn writers_go_on_while_rolled_by(roller_durability: Durability) {
         inner: FaultFs::new(),
         gate: Arc::new((Mutex::new(Gate::default()), Condvar::new())),
     };
-    let dir = PathBuf::from("/db/wal");
-    let opts = WalOptions {
-        roll_size: 2_000,
-        ..WalOptions::default()
-    };
-    let (wal, _) = Wal::open(Arc::new(fs.clone()), &dir, opts.clone(), &mut |_| Ok(())).unwrap();
-    let wal = Arc::new(wal);
+    let (wal, dir, opts) = shared_log(Arc::new(fs.clone()), 2_000);
     fs.arm();
     // Edits of about 260 bytes: the eighth crosses 2,000 and its writer rolls.
     let roller = {
@@ -192,13 +197,7 @@ fn writers_go_on_while_rolled_by(roller_durability: Durability) {
 fn acknowledged_edits_survive_a_crash_among_rolls() {
     use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
     let fs = FaultFs::new();
-    let dir = PathBuf::from("/db/wal");
-    let opts = WalOptions {
-        roll_size: 1_500,
-        ..WalOptions::default()
-    };
-    let (wal, _) = Wal::open(Arc::new(fs.clone()), &dir, opts.clone(), &mut |_| Ok(())).unwrap();
-    let wal = Arc::new(wal);
+    let (wal, dir, opts) = shared_log(Arc::new(fs.clone()), 1_500);
     let crashing = Arc::new(AtomicBool::new(false));
     let acked = Arc::new(AtomicUsize::new(0));
     let writers: Vec<_> = (0..4u64)
