@@ -72,7 +72,8 @@ struct Args {
     keep: bool,
     /// Repeat every workload and target this many times; with more than one, a summary
     /// gives each ratio to the first target as min / median / max over the runs (the
-    /// JSON file then holds an array of runs).
+    /// JSON file then holds an array of runs). A scenario is repeated as a whole, each
+    /// run's table printed and the peers' ratios summed up the same way.
     #[arg(long, default_value_t = 1)]
     runs: usize,
     /// Run a seed scenario instead of YCSB: sensor or inbox.
@@ -100,12 +101,12 @@ fn main() -> ExitCode {
             .split(',')
             .map(|s| s.trim().to_string())
             .collect();
-        let (t, c) = (&targets, args.cache_bytes);
+        let (t, c, n) = (&targets, args.cache_bytes, args.runs);
         let res = match sc.as_str() {
-            "sensor" if args.quick => scenarios::sensor(&dir, t, c, 20, 2),
-            "sensor" => scenarios::sensor(&dir, t, c, 500, 24),
-            "inbox" if args.quick => scenarios::inbox(&dir, t, c, 40, 50, 50, 1 << 20),
-            "inbox" => scenarios::inbox(&dir, t, c, 70, 1000, 1000, 32 << 20),
+            "sensor" if args.quick => scenarios::sensor(&dir, t, c, 20, 2, n),
+            "sensor" => scenarios::sensor(&dir, t, c, 500, 24, n),
+            "inbox" if args.quick => scenarios::inbox(&dir, t, c, 40, 50, 50, 1 << 20, n),
+            "inbox" => scenarios::inbox(&dir, t, c, 70, 1000, 1000, 32 << 20, n),
             other => Err(format!("unknown scenario '{other}' (sensor, inbox)")),
         };
         let _ = std::fs::remove_dir_all(&dir);

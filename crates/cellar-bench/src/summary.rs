@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use crate::report::Entry;
 
 /// (minimum, median, maximum) of `v` (empty: zeros).
-fn spread(mut v: Vec<f64>) -> (f64, f64, f64) {
+pub(crate) fn spread(mut v: Vec<f64>) -> (f64, f64, f64) {
     if v.is_empty() {
         return (0.0, 0.0, 0.0);
     }

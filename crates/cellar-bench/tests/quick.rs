@@ -94,6 +94,15 @@ fn quick_scenarios_run() {
             assert!(bytes("FAST_DIFF") > 0.0 && bytes("FAST_DIFF") < bytes("NONE"));
         }
     }
+    // Runs repeat the whole scenario: one table per run.
+    let out = Command::new(env!("CARGO_BIN_EXE_cellar-bench"))
+        .args(["--quick", "--scenario", "inbox", "--runs", "2", "--dir"])
+        .arg(tmp.path())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    assert_eq!(stdout.matches("## Messaging inbox").count(), 2, "{stdout}");
     let bad = Command::new(env!("CARGO_BIN_EXE_cellar-bench"))
         .args([
             "--quick",

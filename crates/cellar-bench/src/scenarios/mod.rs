@@ -10,6 +10,7 @@
 #[cfg(feature = "rocksdb")]
 mod rocks;
 mod store;
+mod summary;
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -17,13 +18,36 @@ use std::time::Instant;
 
 use store::{CellarEngine, WholeRow, WideEngine};
 
+/// The median time of one call of `f` in µs, over `reps` calls after a warm-up call: a
+/// median, so that the one call that met a scheduler pause or a page fault does not
+/// move the figure as it moves a mean.
 fn micros(reps: u32, mut f: impl FnMut() -> Result<(), String>) -> Result<f64, String> {
     f()?;
-    let t = Instant::now();
-    for _ in 0..reps {
+    let mut times = Vec::with_capacity(reps.max(1) as usize);
+    for _ in 0..reps.max(1) {
+        let t = Instant::now();
         f()?;
+        times.push(t.elapsed().as_secs_f64() * 1e6);
     }
-    Ok(t.elapsed().as_secs_f64() * 1e6 / reps as f64)
+    Ok(crate::summary::spread(times).1)
+}
+
+/// Runs `one` `runs` times, each in a fresh directory under `dir` removed after it,
+/// returning every run's figures.
+fn repeat<T>(
+    dir: &Path,
+    runs: usize,
+    mut one: impl FnMut(&Path) -> Result<T, String>,
+) -> Result<Vec<T>, String> {
+    let mut all = Vec::new();
+    for run in 0..runs.max(1) {
+        let d = dir.join(format!("run{run}"));
+        let _ = std::fs::remove_dir_all(&d);
+        let figures = one(&d);
+        let _ = std::fs::remove_dir_all(&d);
+        all.push(figures?);
+    }
+    Ok(all)
 }
 
 /// Opens the engines named in `targets` (cellar, rocksdb), each in its own directory.
@@ -62,7 +86,7 @@ fn engines(
 }
 
 /// One sensor table's figures.
-struct SensorRow {
+pub(crate) struct SensorRow {
     target: String,
     layout: &'static str,
     encoding: &'static str,
@@ -85,14 +109,38 @@ fn sensor_row_key(layout: &str, d: u64, ts: u64) -> (String, String) {
     }
 }
 
-/// Runs the sensor-fleet scenario; returns a Markdown report.
+/// Runs the sensor-fleet scenario `runs` times; returns a Markdown report: each run's
+/// table, then (with more than one run) the peers' ratios as min / median / max.
 pub fn sensor(
     dir: &Path,
     targets: &[String],
     cache_bytes: usize,
     devices: u64,
     hours: u64,
+    runs: usize,
 ) -> Result<String, String> {
+    let all = repeat(dir, runs, |d| {
+        sensor_run(d, targets, cache_bytes, devices, hours)
+    })?;
+    let readings = hours * 360;
+    let mut out = String::new();
+    for rows in &all {
+        out.push_str(&sensor_report(rows, devices, readings, hours));
+    }
+    if all.len() > 1 {
+        out.push_str(&summary::sensor(&all));
+    }
+    Ok(out)
+}
+
+/// One run of the sensor-fleet scenario.
+fn sensor_run(
+    dir: &Path,
+    targets: &[String],
+    cache_bytes: usize,
+    devices: u64,
+    hours: u64,
+) -> Result<Vec<SensorRow>, String> {
     let readings = hours * 360;
     let t0: u64 = 1_790_000_000; // seconds
     let mut rows = Vec::new();
@@ -116,7 +164,7 @@ pub fn sensor(
                 let bytes = t.file_bytes()?;
                 let dev = devices / 2;
                 let last_ts = t0 + (readings - 1) * 10;
-                let latest_us = micros(50, || {
+                let latest_us = micros(400, || {
                     let n = match layout {
                         "tall" => t.prefix_rows(format!("dev{dev:05}#").as_bytes(), 100)?,
                         _ => t.row_head(sensor_row_key(layout, dev, last_ts).0.as_bytes(), 100)?,
@@ -130,7 +178,7 @@ pub fn sensor(
                 // One hour in the middle of the data: [h0, h0 + 3600).
                 let h0 = t0 + (readings * 10 / 2) / 3600 * 3600;
                 let h1 = h0 + 3600;
-                let hour_us = micros(20, || {
+                let hour_us = micros(200, || {
                     let (lo_row, lo_q) = sensor_row_key(layout, dev, h1 - 1);
                     let (hi_row, hi_q) = sensor_row_key(layout, dev, h0);
                     let n = match layout {
@@ -156,7 +204,7 @@ pub fn sensor(
             }
         }
     }
-    Ok(sensor_report(&rows, devices, readings, hours))
+    Ok(rows)
 }
 
 fn sensor_report(rows: &[SensorRow], devices: u64, readings: u64, hours: u64) -> String {
@@ -219,7 +267,27 @@ fn sensor_report(rows: &[SensorRow], devices: u64, readings: u64, hours: u64) ->
     out
 }
 
-/// Runs the messaging-inbox scenario; returns a Markdown report.
+/// One inbox read-out: a target on a day.
+pub(crate) struct InboxRow {
+    target: String,
+    day: u64,
+    heavy_mib: f64,
+    /// The whole-row Get: cells and median µs, `None` when it hit RowTooBigException.
+    whole: Option<(usize, f64)>,
+    paged_us: f64,
+    /// The month-bucket Get's median µs, `None` when it hit RowTooBigException.
+    bucket_us: Option<f64>,
+}
+
+/// One run's inbox figures and its notes (the day each target's whole row got too big).
+pub(crate) struct InboxRun {
+    rows: Vec<InboxRow>,
+    notes: String,
+}
+
+/// Runs the messaging-inbox scenario `runs` times; returns a Markdown report: each
+/// run's table, then (with more than one run) the peers' ratios as min / median / max.
+#[allow(clippy::too_many_arguments)]
 pub fn inbox(
     dir: &Path,
     targets: &[String],
@@ -228,17 +296,66 @@ pub fn inbox(
     light_users: u64,
     heavy_per_day: u64,
     max_row: u64,
+    runs: usize,
 ) -> Result<String, String> {
+    let all = repeat(dir, runs, |d| {
+        inbox_run(
+            d,
+            targets,
+            cache_bytes,
+            days,
+            light_users,
+            heavy_per_day,
+            max_row,
+        )
+    })?;
     let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "## Messaging inbox: {light_users} light users (2 a day), one heavy user ({heavy_per_day} a day), 600-byte messages, {days} days; `hbase.table.max.rowsize` = {max_row}\n"
-    );
-    let _ = writeln!(
-        out,
-        "| target | day | heavy row | whole-row Get | paged Get (50, cursor) | month-bucket Get |"
-    );
-    let _ = writeln!(out, "|---|---:|---:|---|---:|---:|");
+    for run in &all {
+        let _ = writeln!(
+            out,
+            "## Messaging inbox: {light_users} light users (2 a day), one heavy user ({heavy_per_day} a day), 600-byte messages, {days} days; `hbase.table.max.rowsize` = {max_row}\n"
+        );
+        let _ = writeln!(
+            out,
+            "| target | day | heavy row | whole-row Get | paged Get (50, cursor) | month-bucket Get |"
+        );
+        let _ = writeln!(out, "|---|---:|---:|---|---:|---:|");
+        let too_big = "RowTooBigException".to_string();
+        for r in &run.rows {
+            let _ = writeln!(
+                out,
+                "| {} | {} | {:.1} MiB | {} | {:.1} µs | {} |",
+                r.target,
+                r.day,
+                r.heavy_mib,
+                r.whole.map_or(too_big.clone(), |(n, us)| format!(
+                    "{n} cells, {:.1} µs",
+                    us
+                )),
+                r.paged_us,
+                r.bucket_us
+                    .map_or(too_big.clone(), |us| format!("{us:.1} µs")),
+            );
+        }
+        let _ = writeln!(out, "\n{}", run.notes);
+    }
+    if all.len() > 1 {
+        out.push_str(&summary::inbox(&all));
+    }
+    Ok(out)
+}
+
+/// One run of the messaging-inbox scenario.
+fn inbox_run(
+    dir: &Path,
+    targets: &[String],
+    cache_bytes: usize,
+    days: u64,
+    light_users: u64,
+    heavy_per_day: u64,
+    max_row: u64,
+) -> Result<InboxRun, String> {
+    let mut rows = Vec::new();
     let mut notes = String::new();
     for engine in engines(dir, targets, max_row, cache_bytes)? {
         let whole = engine.table("inbox", "NONE", 128 << 20)?;
@@ -270,18 +387,20 @@ pub fn inbox(
                 continue;
             }
             let heavy_bytes = (day + 1) * heavy_per_day * 660;
-            let t = Instant::now();
-            let whole_get = match whole.whole_row(b"heavy")? {
-                WholeRow::Cells(n) => {
-                    format!("{n} cells, {:.1} ms", t.elapsed().as_secs_f64() * 1e3)
-                }
-                WholeRow::TooBig => {
+            let mut whole_row = None;
+            let whole_us = micros(5, || {
+                whole_row = Some(whole.whole_row(b"heavy")?);
+                Ok(())
+            })?;
+            let whole_fig = match whole_row {
+                Some(WholeRow::Cells(n)) => Some((n, whole_us)),
+                _ => {
                     too_big_day.get_or_insert(day + 1);
-                    "RowTooBigException".to_string()
+                    None
                 }
             };
             let cursor = format!("{:020}", u64::MAX - (t0 + day * 86_400_000));
-            let paged = micros(20, || {
+            let paged = micros(200, || {
                 match whole.page_from(b"heavy", cursor.as_bytes(), 50)? {
                     0 => Err("paged read found nothing".into()),
                     _ => Ok(()),
@@ -290,23 +409,19 @@ pub fn inbox(
             let month_no = ((t0 + day * 86_400_000) / 1000 / 86_400) / 30;
             let bucket_row = format!("heavy#{month_no:05}");
             let mut bucket_too_big = false;
-            let bucket_us = micros(5, || {
+            let bucket_us = micros(20, || {
                 bucket_too_big =
                     matches!(month.whole_row(bucket_row.as_bytes())?, WholeRow::TooBig);
                 Ok(())
             })?;
-            let _ = writeln!(
-                out,
-                "| {} | {} | {:.1} MiB | {whole_get} | {paged:.1} µs | {} |",
-                engine.name(),
-                day + 1,
-                heavy_bytes as f64 / (1u64 << 20) as f64,
-                if bucket_too_big {
-                    "RowTooBigException".to_string()
-                } else {
-                    format!("{bucket_us:.1} µs")
-                }
-            );
+            rows.push(InboxRow {
+                target: engine.name(),
+                day: day + 1,
+                heavy_mib: heavy_bytes as f64 / (1u64 << 20) as f64,
+                whole: whole_fig,
+                paged_us: paged,
+                bucket_us: (!bucket_too_big).then_some(bucket_us),
+            });
         }
         let _ = writeln!(
             notes,
@@ -318,6 +433,5 @@ pub fn inbox(
             }
         );
     }
-    let _ = writeln!(out, "\n{notes}");
-    Ok(out)
+    Ok(InboxRun { rows, notes })
 }
