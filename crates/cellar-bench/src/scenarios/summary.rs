@@ -67,7 +67,7 @@ pub fn sensor(runs: &[Vec<SensorRow>]) -> String {
 /// the whole-row Get (runs where both returned the row), the cursor page and the
 /// month-bucket Get.
 pub fn inbox(runs: &[InboxRun]) -> String {
-    let mut by: BTreeMap<(String, u64), [Vec<f64>; 3]> = BTreeMap::new();
+    let mut by: BTreeMap<(String, u64), [Vec<f64>; 4]> = BTreeMap::new();
     for run in runs {
         for o in run.rows.iter().filter(|r| r.target != "cellar") {
             let Some(b) = run
@@ -78,12 +78,13 @@ pub fn inbox(runs: &[InboxRun]) -> String {
                 continue;
             };
             let e = by.entry((o.target.clone(), o.day)).or_default();
-            if let (Some((_, bw)), Some((_, ow))) = (b.whole, o.whole) {
+            if let (Some((_, bf, bw)), Some((_, of, ow))) = (b.whole, o.whole) {
                 e[0].push(bw / ow);
+                e[1].push(bf / of);
             }
-            e[1].push(b.paged_us / o.paged_us);
+            e[2].push(b.paged_us / o.paged_us);
             if let (Some(bb), Some(ob)) = (b.bucket_us, o.bucket_us) {
-                e[2].push(bb / ob);
+                e[3].push(bb / ob);
             }
         }
     }
@@ -98,14 +99,15 @@ pub fn inbox(runs: &[InboxRun]) -> String {
     );
     let _ = writeln!(
         out,
-        "| target | day | whole-row Get | paged Get | month-bucket Get |"
+        "| target | day | whole-row Get | its first call | paged Get | month-bucket Get |"
     );
-    let _ = writeln!(out, "|---|---:|---:|---:|---:|");
-    for ((target, day), [whole, paged, bucket]) in by {
+    let _ = writeln!(out, "|---|---:|---:|---:|---:|---:|");
+    for ((target, day), [whole, first, paged, bucket]) in by {
         let _ = writeln!(
             out,
-            "| {target} | {day} | {} | {} | {} |",
+            "| {target} | {day} | {} | {} | {} | {} |",
             ratios(whole),
+            ratios(first),
             ratios(paged),
             ratios(bucket)
         );
@@ -158,7 +160,7 @@ mod tests {
 
     #[test]
     fn inbox_ratios_skip_runs_where_a_row_was_too_big() {
-        let row = |target: &str, whole: Option<(usize, f64)>, paged: f64| InboxRow {
+        let row = |target: &str, whole: Option<(usize, f64, f64)>, paged: f64| InboxRow {
             target: target.into(),
             day: 7,
             heavy_mib: 0.2,
@@ -169,15 +171,15 @@ mod tests {
         let runs = [
             InboxRun {
                 rows: vec![
-                    row("cellar", Some((350, 40.0)), 12.0),
-                    row("rocksdb", Some((350, 20.0)), 6.0),
+                    row("cellar", Some((350, 90.0, 40.0)), 12.0),
+                    row("rocksdb", Some((350, 30.0, 20.0)), 6.0),
                 ],
                 notes: String::new(),
             },
             InboxRun {
                 rows: vec![
                     row("cellar", None, 8.0),
-                    row("rocksdb", Some((350, 20.0)), 8.0),
+                    row("rocksdb", Some((350, 30.0, 20.0)), 8.0),
                 ],
                 notes: String::new(),
             },
@@ -189,7 +191,7 @@ mod tests {
             .unwrap_or_else(|| panic!("{out}"));
         assert_eq!(
             line,
-            "| rocksdb | 7 | 2.00 / 2.00 / 2.00x | 1.00 / 1.50 / 2.00x | 1.00 / 1.00 / 1.00x |"
+            "| rocksdb | 7 | 2.00 / 2.00 / 2.00x | 3.00 / 3.00 / 3.00x | 1.00 / 1.50 / 2.00x | 1.00 / 1.00 / 1.00x |"
         );
     }
 }
