@@ -399,6 +399,17 @@ pub struct Heap {
 }
 
 impl Heap {
+    /// The sources merged, in the order given (a Get's: the active segment first).
+    pub(crate) fn sources(&self) -> &[Source] {
+        &self.cursors
+    }
+
+    /// The sources, to be stepped without the heap: the heap's order is lost then
+    /// (a Get read from its active segment alone, which then drops the heap).
+    pub(crate) fn sources_mut(&mut self) -> &mut [Source] {
+        &mut self.cursors
+    }
+
     pub fn new(cursors: Vec<Source>) -> Heap {
         let mut h = Heap {
             cursors,

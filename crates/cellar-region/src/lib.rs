@@ -17,6 +17,7 @@ pub mod manifest;
 pub mod matcher;
 pub mod memstore;
 pub mod mvcc;
+mod one_source_get;
 mod read;
 mod region;
 mod row_clock;
@@ -31,6 +32,8 @@ mod write;
 
 #[cfg(test)]
 mod file_cursor_tests;
+#[cfg(test)]
+mod one_source_get_tests;
 #[cfg(test)]
 mod visibility_tests;
 

@@ -83,6 +83,13 @@ impl MatchParams {
             raw,
         }
     }
+
+    /// Whether the read is plain: every column, not raw, a family without TTL (its
+    /// puts in a row without delete markers are then decided by time range and
+    /// version counts alone).
+    pub fn is_plain(&self) -> bool {
+        !self.raw && self.columns.is_none() && self.oldest_unexpired.is_none()
+    }
 }
 
 /// Decides, cell by cell, what a read of one family returns.
@@ -117,7 +124,7 @@ enum Pending {
 impl Matcher {
     pub fn new(p: MatchParams) -> Matcher {
         Matcher {
-            plain: !p.raw && p.columns.is_none() && p.oldest_unexpired.is_none(),
+            plain: p.is_plain(),
             p,
             deletes: DeleteTracker::default(),
             count: 0,

@@ -9,6 +9,7 @@ use cellar_types::KeyRef;
 use crate::cursor::Heap;
 use crate::error::{RegionError, Result};
 use crate::matcher::{MatchParams, Matcher};
+use crate::one_source_get::{self, Outcome};
 use crate::region::Region;
 use crate::scanner::{RegionScanner, StoreScanner};
 use cellar_api::{Get, RowResult, Scan};
@@ -113,10 +114,7 @@ impl Region {
             .large_log
             .as_ref()
             .map_or(0, |_| self.ctx.clock.coarse_millis());
-        let scan = get.to_scan();
-        let mut scanner = self.scanner_inner(scan, Some(&get.row))?;
-        scanner.reserve_row_cells(self.get_row_cells.load(Ordering::Relaxed));
-        let next = scanner.next_row();
+        let next = self.get_row(get);
         if let (Err(RegionError::RowTooBig { row, limit, .. }), Some(log)) =
             (&next, &self.ctx.large_log)
         {
@@ -165,5 +163,45 @@ impl Region {
             result.cells.clear();
         }
         Ok(result)
+    }
+
+    /// The row a Get reads: from one source per store when no other holds the row and
+    /// the read is plain (`one_source_get.rs`), otherwise by the one-row scan opened
+    /// for it.
+    fn get_row(&self, get: &Get) -> Result<Option<RowResult>> {
+        let cells = self.get_row_cells.load(Ordering::Relaxed);
+        let mut scanner = self.scanner_inner(get.to_scan(), Some(&get.row))?;
+        match one_source_get::read(&mut scanner, &get.row, cells)? {
+            Outcome::Row(row) => Ok(Some(row)),
+            Outcome::Scan => {
+                scanner.reserve_row_cells(cells);
+                scanner.next_row()
+            }
+            Outcome::Afresh => {
+                drop(scanner);
+                let mut scanner = self.scanner_inner(get.to_scan(), Some(&get.row))?;
+                scanner.reserve_row_cells(cells);
+                scanner.next_row()
+            }
+        }
+    }
+
+    /// [`Region::get`]'s one-source path alone: `None` when the Get is not for it
+    /// (tests hold it to the general path).
+    #[cfg(test)]
+    pub(crate) fn get_from_one_source(&self, get: &Get) -> Result<Option<RowResult>> {
+        let mut scanner = self.scanner_inner(get.to_scan(), Some(&get.row))?;
+        Ok(match one_source_get::read(&mut scanner, &get.row, 0)? {
+            Outcome::Row(row) => Some(row),
+            Outcome::Scan | Outcome::Afresh => None,
+        })
+    }
+
+    /// [`Region::get`]'s general path alone: a one-row scan (tests hold the one-source
+    /// path to it).
+    #[cfg(test)]
+    pub(crate) fn get_general(&self, get: &Get) -> Result<Option<RowResult>> {
+        let mut scanner = self.scanner_inner(get.to_scan(), Some(&get.row))?;
+        scanner.next_row()
     }
 }

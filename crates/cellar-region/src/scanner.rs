@@ -38,7 +38,7 @@ pub struct StoreScanner {
     closed: bool,
 }
 
-fn last_on_column(cell: &Cell) -> Vec<u8> {
+pub(crate) fn last_on_column(cell: &Cell) -> Vec<u8> {
     KeyRef {
         row: cell.row(),
         family: cell.family(),
@@ -49,7 +49,7 @@ fn last_on_column(cell: &Cell) -> Vec<u8> {
     .to_vec()
 }
 
-fn same_column(a: &Cell, b: &Cell) -> bool {
+pub(crate) fn same_column(a: &Cell, b: &Cell) -> bool {
     same_bytes(a.qualifier(), b.qualifier())
         && same_bytes(a.row(), b.row())
         && same_bytes(a.family(), b.family())
@@ -72,6 +72,12 @@ impl StoreScanner {
     pub fn on_demand(mut self) -> StoreScanner {
         self.essential = false;
         self
+    }
+
+    /// The merge heap, the matcher and the row size limit (a Get read from the
+    /// MemStore alone steps the heap's sources itself, `memstore_get.rs`).
+    pub(crate) fn parts_mut(&mut self) -> (&mut Heap, &mut Matcher, u64) {
+        (&mut self.heap, &mut self.matcher, self.max_row_size)
     }
 
     /// Brings a family read on demand to `row` (it is not moved by rows it skipped).
@@ -406,6 +412,16 @@ impl RegionScanner {
             large_log: None,
             last_row_cells: 0,
         })
+    }
+
+    /// Whether the scan has a filter.
+    pub(crate) fn has_filter(&self) -> bool {
+        self.filter.is_some()
+    }
+
+    /// The store scanners, in the order rows are assembled from them.
+    pub(crate) fn stores_mut(&mut self) -> &mut [StoreScanner] {
+        &mut self.stores
     }
 
     fn filter_row_level(&self) -> bool {
