@@ -35,6 +35,8 @@ mod file_cursor_tests;
 #[cfg(test)]
 mod one_source_get_tests;
 #[cfg(test)]
+mod test_region;
+#[cfg(test)]
 mod visibility_tests;
 
 pub use bulk_load::BulkLoadOutcome;

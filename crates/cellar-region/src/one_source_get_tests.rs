@@ -5,16 +5,11 @@
 //! one-source path answers a good share of them itself, and leaves the others.
 #![allow(clippy::unwrap_used)]
 
-use std::path::Path;
-use std::sync::Arc;
-
-use cellar_io::{FileSystem, ManualClock, MemoryFs};
-use cellar_wal::{Wal, WalOptions};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
 use crate::descriptor::{FamilyDescriptor, TableDescriptor};
-use crate::region::{Region, RegionContext};
+use crate::region::Region;
 use crate::{Config, KeepDeletedCells};
 use cellar_api::{Delete, Get, Put, RowResult, TimeRange};
 
@@ -27,14 +22,6 @@ fn region(config: Config) -> Region {
 
 /// The test region, its family "a" keeping `versions` versions.
 fn region_with(config: Config, versions: u32) -> Region {
-    let fs: Arc<dyn FileSystem> = Arc::new(MemoryFs::new());
-    let (wal, _) = Wal::open(
-        fs.clone(),
-        Path::new("/wal"),
-        WalOptions::default(),
-        &mut |_| Ok(()),
-    )
-    .unwrap();
     let mut a = FamilyDescriptor::new("a");
     a.versions = versions;
     let b = FamilyDescriptor::new("b");
@@ -48,16 +35,7 @@ fn region_with(config: Config, versions: u32) -> Region {
         .with_family(b)
         .with_family(k)
         .with_family(t);
-    let ctx = RegionContext {
-        fs,
-        clock: Arc::new(ManualClock::new(T0)),
-        config: Arc::new(config),
-        wal: Arc::new(wal),
-        cache: None,
-        maintenance: None,
-        large_log: None,
-    };
-    Region::open(Path::new("/data/t/r"), "r", table, ctx).unwrap()
+    crate::test_region::open(table, config, T0)
 }
 
 fn cells(r: crate::Result<Option<RowResult>>) -> Result<Vec<cellar_types::Cell>, String> {

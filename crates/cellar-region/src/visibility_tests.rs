@@ -5,15 +5,10 @@
 //! cells.
 #![allow(clippy::unwrap_used)]
 
-use std::path::Path;
-use std::sync::Arc;
-
-use cellar_io::{FileSystem, ManualClock, MemoryFs};
 use cellar_types::{Cell, CellType};
-use cellar_wal::{Wal, WalOptions};
 
 use crate::descriptor::{FamilyDescriptor, TableDescriptor};
-use crate::region::{Region, RegionContext};
+use crate::region::Region;
 use crate::Config;
 use cellar_api::Put;
 use cellar_api::{Get, Scan};
@@ -21,32 +16,13 @@ use cellar_api::{Get, Scan};
 const T0: i64 = 1_700_000_000_000;
 
 fn region(versions: u32) -> Region {
-    let fs: Arc<dyn FileSystem> = Arc::new(MemoryFs::new());
-    let (wal, _) = Wal::open(
-        fs.clone(),
-        Path::new("/wal"),
-        WalOptions::default(),
-        &mut |_| Ok(()),
-    )
-    .unwrap();
     let mut f = FamilyDescriptor::new("f");
     f.versions = versions;
-    let ctx = RegionContext {
-        fs,
-        clock: Arc::new(ManualClock::new(T0)),
-        config: Arc::new(Config::default()),
-        wal: Arc::new(wal),
-        cache: None,
-        maintenance: None,
-        large_log: None,
-    };
-    Region::open(
-        Path::new("/data/t/r"),
-        "r",
+    crate::test_region::open(
         TableDescriptor::new("t").with_family(f),
-        ctx,
+        Config::default(),
+        T0,
     )
-    .unwrap()
 }
 
 /// A write that has taken its sequence id and is in the MemStore, not yet complete.
