@@ -24,7 +24,9 @@ pub(crate) enum Outcome {
     /// Not for this path: the scanner is untouched, to read the row.
     Scan,
     /// A verdict asked for a seek to a key midway: the scanner's sources have moved,
-    /// and the row is to be read by a new one.
+    /// and the row is to be read by a new one. The matcher gives such verdicts for
+    /// named columns and filters' hints, which plain reads do not have: this keeps a
+    /// verdict the matcher may learn later from being stepped wrongly.
     Afresh,
 }
 
