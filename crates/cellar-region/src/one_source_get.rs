@@ -2,14 +2,17 @@
 //! in each store, the sources that may hold the row (the active MemStore segment, the
 //! segment being flushed, the store files its bloom filters do not rule out), each
 //! positioned at the row. When in every store at most one source stands on the row —
-//! a row written since the last flush, or a row in one store file — and the read is
-//! plain (whole families, no filter, no TTL, not raw), the row is read by stepping
-//! that source directly: the same cells in the same order, decided by the same matcher
-//! with the same moves on its verdicts, as the store scanner's merge of that one
-//! source gives, without the merge heap's comparisons and the scanners' row assembly.
-//! Otherwise — or at a verdict that seeks to a key — the scanner reads the row.
+//! a row written since the last flush, or a row in one store file — and the Get has no
+//! filter, the row is read by stepping that source directly: the same cells in the
+//! same order, decided by the same matcher (columns, versions, time range, TTL,
+//! MIN_VERSIONS, delete markers) with the same moves on its verdicts, as the store
+//! scanner's `read_row` makes over a merge of that one source, without the merge
+//! heap's comparisons and the scanners' row assembly. Otherwise the scanner reads the
+//! row.
 
-use cellar_types::{same_bytes, Cell, KeyRef};
+use std::cmp::Ordering;
+
+use cellar_types::{compare_keys, same_bytes, Cell, KeyRef};
 
 use crate::cursor::{CellCursor, Source};
 use crate::error::{RegionError, Result};
@@ -23,11 +26,6 @@ pub(crate) enum Outcome {
     Row(RowResult),
     /// Not for this path: the scanner is untouched, to read the row.
     Scan,
-    /// A verdict asked for a seek to a key midway: the scanner's sources have moved,
-    /// and the row is to be read by a new one. The matcher gives such verdicts for
-    /// named columns and filters' hints, which plain reads do not have: this keeps a
-    /// verdict the matcher may learn later from being stepped wrongly.
-    Afresh,
 }
 
 fn on_row(source: &Source, row: &[u8]) -> bool {
@@ -42,8 +40,8 @@ pub(crate) fn read(scanner: &mut RegionScanner, row: &[u8], cells: usize) -> Res
         return Ok(Outcome::Scan);
     }
     let alone = scanner.stores_mut().iter_mut().all(|s| {
-        let (heap, matcher, _) = s.parts_mut();
-        matcher.params().is_plain() && heap.sources().iter().filter(|c| on_row(c, row)).count() <= 1
+        let (heap, _, _) = s.parts_mut();
+        heap.sources().iter().filter(|c| on_row(c, row)).count() <= 1
     });
     if !alone {
         return Ok(Outcome::Scan);
@@ -54,9 +52,7 @@ pub(crate) fn read(scanner: &mut RegionScanner, row: &[u8], cells: usize) -> Res
         let Some(source) = heap.sources_mut().iter_mut().find(|c| on_row(c, row)) else {
             continue;
         };
-        if !read_store(source, matcher, row, max_row_size, &mut out)? {
-            return Ok(Outcome::Afresh);
-        }
+        read_store(source, matcher, row, max_row_size, &mut out)?;
     }
     Ok(Outcome::Row(RowResult {
         row: row.to_vec(),
@@ -68,14 +64,14 @@ pub(crate) fn read(scanner: &mut RegionScanner, row: &[u8], cells: usize) -> Res
 }
 
 /// One store's cells of `row` from `source` into `out`, as the store scanner's
-/// `read_row` reads them from a merge of that one source; false at a seek to a key.
+/// `read_row` (forward, no filter) reads them from a merge of that one source.
 fn read_store(
     source: &mut Source,
     matcher: &mut Matcher,
     row: &[u8],
     max_row_size: u64,
     out: &mut Vec<Cell>,
-) -> Result<bool> {
+) -> Result<()> {
     let mut size: u64 = 0;
     matcher.enter_row(row);
     while let Some(cell) = source.peek() {
@@ -83,6 +79,7 @@ fn read_store(
             break;
         }
         let code = matcher.match_cell(cell, None);
+        let in_empty_column = cell.qualifier().is_empty();
         if matches!(
             code,
             MatchCode::Include
@@ -103,21 +100,33 @@ fn read_store(
             MatchCode::Include | MatchCode::Skip => source.advance()?,
             // The empty qualifier also holds the family's delete markers, which may
             // sort after its puts: the store scanner steps through it.
-            MatchCode::IncludeAndSeekNextCol | MatchCode::SeekNextCol
-                if cell.qualifier().is_empty() =>
-            {
+            MatchCode::IncludeAndSeekNextCol | MatchCode::SeekNextCol if in_empty_column => {
                 source.advance()?
             }
             MatchCode::IncludeAndSeekNextCol | MatchCode::SeekNextCol => {
                 skip_to_next_column(source)?
             }
             MatchCode::IncludeAndSeekNextRow | MatchCode::SeekNextRow => break,
-            // A seek to a key (a hint, or a skip within the empty qualifier) is the
-            // store scanner's.
-            MatchCode::SeekTo(_) => return Ok(false),
+            // Within the empty qualifier a seek is stepped (the row's family markers
+            // may follow); a hint past the row leaves nothing of it to mask.
+            MatchCode::SeekTo(key) => {
+                let to = KeyRef::parse(&key)?;
+                let (forward, later_row) = match source.peek() {
+                    Some(c) => (
+                        compare_keys(&to, &c.key_ref()) == Ordering::Greater,
+                        to.row > row,
+                    ),
+                    None => (false, false),
+                };
+                if forward && (!in_empty_column || later_row) {
+                    source.reseek(&to)?;
+                } else {
+                    source.advance()?;
+                }
+            }
         }
     }
-    Ok(true)
+    Ok(())
 }
 
 /// Past the column under `source`, as the store scanner's `skip_to_next_column`: a few

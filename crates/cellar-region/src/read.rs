@@ -166,20 +166,14 @@ impl Region {
     }
 
     /// The row a Get reads: from one source per store when no other holds the row and
-    /// the read is plain (`one_source_get.rs`), otherwise by the one-row scan opened
-    /// for it.
+    /// the Get has no filter (`one_source_get.rs`), otherwise by the one-row scan
+    /// opened for it.
     fn get_row(&self, get: &Get) -> Result<Option<RowResult>> {
         let cells = self.get_row_cells.load(Ordering::Relaxed);
         let mut scanner = self.scanner_inner(get.to_scan(), Some(&get.row))?;
         match one_source_get::read(&mut scanner, &get.row, cells)? {
             Outcome::Row(row) => Ok(Some(row)),
             Outcome::Scan => {
-                scanner.reserve_row_cells(cells);
-                scanner.next_row()
-            }
-            Outcome::Afresh => {
-                drop(scanner);
-                let mut scanner = self.scanner_inner(get.to_scan(), Some(&get.row))?;
                 scanner.reserve_row_cells(cells);
                 scanner.next_row()
             }
@@ -193,7 +187,7 @@ impl Region {
         let mut scanner = self.scanner_inner(get.to_scan(), Some(&get.row))?;
         Ok(match one_source_get::read(&mut scanner, &get.row, 0)? {
             Outcome::Row(row) => Some(row),
-            Outcome::Scan | Outcome::Afresh => None,
+            Outcome::Scan => None,
         })
     }
 
