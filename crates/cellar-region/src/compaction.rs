@@ -9,8 +9,8 @@ use cellar_types::Cell;
 
 use crate::compaction_matcher::CompactionMatcher;
 use crate::config::Config;
-use crate::cursor::Heap;
 use crate::error::Result;
+use crate::heap::Heap;
 use crate::store::StoreFile;
 
 /// HBase's `removeUnneededFiles`, run before a compaction picks its files: with a TTL

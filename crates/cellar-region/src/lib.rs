@@ -12,6 +12,7 @@ pub mod cursor;
 pub mod delete_tracker;
 pub mod descriptor;
 mod error;
+pub mod heap;
 pub mod large_log;
 pub mod manifest;
 pub mod matcher;

@@ -6,8 +6,8 @@ use std::sync::atomic::Ordering;
 
 use cellar_types::KeyRef;
 
-use crate::cursor::Heap;
 use crate::error::{RegionError, Result};
+use crate::heap::Heap;
 use crate::matcher::{MatchParams, Matcher};
 use crate::one_source_get::{self, Outcome};
 use crate::region::Region;

@@ -10,8 +10,9 @@ use cellar_types::KeyRef;
 use super::{lock, CompactionOutcome, Maintenance, Region};
 use crate::compaction::{major_due, remove_expired_files, select_minor, CompactionStream};
 use crate::compaction_matcher::{CompactionMatcher, Deletes};
-use crate::cursor::{Heap, Source};
+use crate::cursor::Source;
 use crate::error::{RegionError, Result};
+use crate::heap::Heap;
 use crate::store::Store;
 
 impl Region {

@@ -8,8 +8,8 @@
 use cellar_filter::Filter;
 use cellar_types::{compare_keys, same_bytes, Cell, CellType, KeyRef};
 
-use crate::cursor::Heap;
 use crate::error::{RegionError, Result};
+use crate::heap::Heap;
 use crate::matcher::{MatchCode, Matcher};
 use crate::mvcc::ReadPointGuard;
 use cellar_api::{RowResult, Scan};
