@@ -39,10 +39,10 @@ pub(crate) fn read(scanner: &mut RegionScanner, row: &[u8], cells: usize) -> Res
     if scanner.has_filter() {
         return Ok(Outcome::Scan);
     }
-    let alone = scanner.stores_mut().iter_mut().all(|s| {
-        let (heap, _, _) = s.parts_mut();
-        heap.sources().iter().filter(|c| on_row(c, row)).count() <= 1
-    });
+    let alone = scanner
+        .stores()
+        .iter()
+        .all(|s| s.heap().sources().iter().filter(|c| on_row(c, row)).count() <= 1);
     if !alone {
         return Ok(Outcome::Scan);
     }

@@ -74,8 +74,13 @@ impl StoreScanner {
         self
     }
 
-    /// The merge heap, the matcher and the row size limit (a Get read from the
-    /// MemStore alone steps the heap's sources itself, `memstore_get.rs`).
+    /// The merge heap (a Get from one source looks at its sources first).
+    pub(crate) fn heap(&self) -> &Heap {
+        &self.heap
+    }
+
+    /// The merge heap, the matcher and the row size limit (a Get from one source
+    /// steps the heap's sources itself, `one_source_get.rs`).
     pub(crate) fn parts_mut(&mut self) -> (&mut Heap, &mut Matcher, u64) {
         (&mut self.heap, &mut self.matcher, self.max_row_size)
     }
@@ -420,6 +425,11 @@ impl RegionScanner {
     }
 
     /// The store scanners, in the order rows are assembled from them.
+    pub(crate) fn stores(&self) -> &[StoreScanner] {
+        &self.stores
+    }
+
+    /// [`RegionScanner::stores`], to be read from.
     pub(crate) fn stores_mut(&mut self) -> &mut [StoreScanner] {
         &mut self.stores
     }
