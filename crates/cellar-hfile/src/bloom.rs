@@ -42,10 +42,19 @@ impl BloomType {
 
     /// The bytes hashed for a (row, qualifier), and whether index keys are cell keys.
     pub fn hash_key(self, row: &[u8], qualifier: &[u8]) -> Vec<u8> {
+        let mut key = Vec::new();
+        self.hash_key_into(row, qualifier, &mut key);
+        key
+    }
+
+    /// [`BloomType::hash_key`] into a buffer the caller keeps (no allocation per key
+    /// once it has grown).
+    pub fn hash_key_into(self, row: &[u8], qualifier: &[u8], key: &mut Vec<u8>) {
+        key.clear();
         match self {
-            BloomType::None | BloomType::Row => row.to_vec(),
-            BloomType::RowCol => KeyRef::first_on_column(row, b"", qualifier).to_vec(),
-            BloomType::RowPrefixFixedLength(n) => row[..n.min(row.len())].to_vec(),
+            BloomType::None | BloomType::Row => key.extend_from_slice(row),
+            BloomType::RowCol => KeyRef::first_on_column(row, b"", qualifier).write(key),
+            BloomType::RowPrefixFixedLength(n) => key.extend_from_slice(&row[..n.min(row.len())]),
         }
     }
 }
@@ -84,13 +93,22 @@ pub fn murmur_hash(data: &[u8], seed: i32) -> i32 {
 }
 
 /// The bit positions a key sets in a chunk of `bits` bits.
+///
+/// Position `i` is `|(hash1 + i * hash2) % bits|` (Java's remainder, signed like the
+/// dividend). Chunks written with a power-of-two size (the default 128 KiB, and every
+/// fold of it) take the remainder as a mask of the magnitude, which is the same number:
+/// `|c % 2^k| = |c| mod 2^k`. The division is most of a bloom add's time otherwise.
 fn positions(key: &[u8], hash_count: u32, bits: u64) -> impl Iterator<Item = u64> {
     let hash1 = murmur_hash(key, 0);
     let hash2 = murmur_hash(key, hash1);
+    let mask = bits.is_power_of_two().then(|| bits - 1);
     let bits = bits as i64;
     (0..hash_count).map(move |i| {
         let composite = hash1.wrapping_add((i as i32).wrapping_mul(hash2)) as i64;
-        (composite % bits).unsigned_abs()
+        match mask {
+            Some(m) => composite.unsigned_abs() & m,
+            None => (composite % bits).unsigned_abs(),
+        }
     })
 }
 
@@ -199,7 +217,13 @@ impl BloomWriter {
         }
         chunk.keys += 1;
         self.total_keys += 1;
-        self.last_hash_key = Some(hash_key.to_vec());
+        match &mut self.last_hash_key {
+            Some(last) => {
+                last.clear();
+                last.extend_from_slice(hash_key);
+            }
+            None => self.last_hash_key = Some(hash_key.to_vec()),
+        }
     }
 
     fn write_chunk(&mut self, mut chunk: Chunk, w: &mut BlockWriter) -> Result<()> {
@@ -348,6 +372,66 @@ mod tests {
         assert_ne!(murmur_hash(b"a", 0), murmur_hash(b"b", 0));
         assert_ne!(murmur_hash(b"\xff", 0), murmur_hash(b"\x7f", 0));
         assert_ne!(murmur_hash(b"abcd", 0), murmur_hash(b"abcd", 1));
+    }
+
+    /// The positions as HBase computes them, with the remainder taken every time.
+    fn reference_positions(key: &[u8], hash_count: u32, bits: u64) -> Vec<u64> {
+        let hash1 = murmur_hash(key, 0);
+        let hash2 = murmur_hash(key, hash1);
+        (0..hash_count)
+            .map(|i| {
+                let composite = hash1.wrapping_add((i as i32).wrapping_mul(hash2)) as i64;
+                (composite % bits as i64).unsigned_abs()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn positions_equal_the_remainder_for_every_chunk_size() {
+        // Power-of-two sizes take the mask, the others the remainder; both must give
+        // HBase's positions, negative composites included.
+        let sizes = [8u64, 1024, 1 << 20, 1 << 17, 1000, 131_064 * 8, 3];
+        for i in 0..5000u32 {
+            let key = format!("dev{:05}#{:020}", i % 97, u64::MAX - u64::from(i) * 7919);
+            for bits in sizes {
+                let got: Vec<u64> = positions(key.as_bytes(), 7, bits).collect();
+                assert_eq!(
+                    got,
+                    reference_positions(key.as_bytes(), 7, bits),
+                    "{key} {bits}"
+                );
+                assert!(got.iter().all(|&p| p < bits));
+            }
+        }
+        // Extreme composites: i32::MIN's magnitude is 2^31.
+        for bits in sizes {
+            for c in [i32::MIN, i32::MIN + 1, -1, 0, 1, i32::MAX] {
+                let c = c as i64;
+                let want = (c % bits as i64).unsigned_abs();
+                let got = if bits.is_power_of_two() {
+                    c.unsigned_abs() & (bits - 1)
+                } else {
+                    want
+                };
+                assert_eq!(got, want, "{c} {bits}");
+            }
+        }
+    }
+
+    #[test]
+    fn hash_keys_into_a_kept_buffer_equal_fresh_ones() {
+        let mut buf = b"left over from the last key".to_vec();
+        for t in [
+            BloomType::Row,
+            BloomType::RowCol,
+            BloomType::RowPrefixFixedLength(3),
+            BloomType::RowPrefixFixedLength(64),
+        ] {
+            t.hash_key_into(b"row-1", b"q", &mut buf);
+            assert_eq!(buf, t.hash_key(b"row-1", b"q"));
+        }
+        BloomType::Row.hash_key_into(b"r", b"", &mut buf);
+        assert_eq!(buf, b"r");
     }
 
     #[test]

@@ -83,6 +83,8 @@ pub struct HFileWriter {
     index: IndexWriter,
     bloom: Option<BloomWriter>,
     delete_bloom: BloomWriter,
+    /// The bloom key of the cell being appended (kept: no allocation per row).
+    hash_key: Vec<u8>,
     meta: Vec<(Vec<u8>, Vec<u8>)>,
     info: FileInfo,
     entries: u64,
@@ -145,6 +147,7 @@ impl HFileWriter {
             prev_block_last_key: None,
             index: IndexWriter::new(opts.index_block_max_size, opts.index_min_entries),
             bloom,
+            hash_key: Vec::new(),
             delete_bloom: BloomWriter::new(
                 BloomType::Row,
                 opts.bloom_block_size,
@@ -226,7 +229,13 @@ impl HFileWriter {
                 _ => !same_row,
             };
             if new_key {
-                bloom.add(&self.opts.bloom.hash_key(cell.row(), cell.qualifier()));
+                match self.opts.bloom {
+                    BloomType::Row => bloom.add(cell.row()),
+                    other => {
+                        other.hash_key_into(cell.row(), cell.qualifier(), &mut self.hash_key);
+                        bloom.add(&self.hash_key);
+                    }
+                }
             }
         }
         if matches!(
