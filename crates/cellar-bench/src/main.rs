@@ -104,7 +104,14 @@ fn main() -> ExitCode {
         let (t, c, n) = (&targets, args.cache_bytes, args.runs);
         let res = match sc.as_str() {
             "sensor" if args.quick => scenarios::sensor(&dir, t, c, 20, 2, n),
-            "sensor" => scenarios::sensor(&dir, t, c, 500, 24, n),
+            "sensor" => {
+                // CELLAR_BENCH_SENSOR_HOURS shortens the day (to profile under valgrind).
+                let hours = std::env::var("CELLAR_BENCH_SENSOR_HOURS")
+                    .ok()
+                    .and_then(|h| h.parse().ok())
+                    .unwrap_or(24);
+                scenarios::sensor(&dir, t, c, 500, hours, n)
+            }
             "inbox" if args.quick => scenarios::inbox(&dir, t, c, 40, 50, 50, 1 << 20, n),
             "inbox" => scenarios::inbox(&dir, t, c, 70, 1000, 1000, 32 << 20, n),
             other => Err(format!("unknown scenario '{other}' (sensor, inbox)")),

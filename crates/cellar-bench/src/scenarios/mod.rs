@@ -144,8 +144,14 @@ fn sensor_run(
     let readings = hours * 360;
     let t0: u64 = 1_790_000_000; // seconds
     let mut rows = Vec::new();
+    // CELLAR_BENCH_LAYOUTS=tall,wide (say) runs only those layouts, to profile one.
+    let only = std::env::var("CELLAR_BENCH_LAYOUTS").ok();
+    let layouts = ["tall", "wide", "bucketed"].into_iter().filter(|l| {
+        only.as_deref()
+            .is_none_or(|o| o.split(',').any(|x| x == *l))
+    });
     for engine in engines(dir, targets, 1 << 30, cache_bytes)? {
-        for layout in ["tall", "wide", "bucketed"] {
+        for layout in layouts.clone() {
             for enc in engine.encodings() {
                 let name = format!("{layout}_{}", enc.to_lowercase().replace(' ', "_"));
                 let t = engine.table(&name, enc, 1 << 20)?;
