@@ -85,8 +85,8 @@ impl<'a> Reader<'a> {
             -111 - first as i32
         } as usize;
         let mut v: i64 = 0;
-        for _ in 0..len - 1 {
-            v = (v << 8) | self.u8()? as i64;
+        for &b in self.bytes(len - 1)? {
+            v = (v << 8) | b as i64;
         }
         Ok(if negative { !v } else { v })
     }
@@ -145,26 +145,13 @@ pub(crate) fn put_vlong(out: &mut Vec<u8>, v: i64) {
         out.push(v as u8);
         return;
     }
-    let mut len: i32 = -112;
-    let mut x = v;
-    if x < 0 {
-        x = !x;
-        len = -120;
-    }
-    let mut tmp = x;
-    while tmp != 0 {
-        tmp >>= 8;
-        len -= 1;
-    }
-    out.push(len as u8);
-    let n = if len < -120 {
-        -(len + 120)
-    } else {
-        -(len + 112)
-    };
-    for idx in (0..n).rev() {
-        out.push((x >> (idx * 8)) as u8);
-    }
+    let (x, base) = if v < 0 { (!v, -120i32) } else { (v, -112i32) };
+    // Bytes of the magnitude, big-endian, after its leading zero bytes.
+    let n = (64 - x.leading_zeros() as usize).div_ceil(8);
+    let mut buf = [0u8; 9];
+    buf[0] = (base - n as i32) as u8;
+    buf[1..=n].copy_from_slice(&x.to_be_bytes()[8 - n..]);
+    out.extend_from_slice(&buf[..=n]);
 }
 
 /// Size in bytes of a Hadoop VLong.
@@ -239,6 +226,60 @@ mod tests {
         out.clear();
         put_vlong(&mut out, -113);
         assert_eq!(out, vec![0x87, 0x70]);
+    }
+
+    /// `WritableUtils.writeVLong` as Hadoop writes it, a byte at a time.
+    fn hadoop_vlong(v: i64) -> Vec<u8> {
+        if (-112..=127).contains(&v) {
+            return vec![v as u8];
+        }
+        let (mut x, mut len) = (v, -112i32);
+        if x < 0 {
+            x = !x;
+            len = -120;
+        }
+        let mut tmp = x;
+        while tmp != 0 {
+            tmp >>= 8;
+            len -= 1;
+        }
+        let mut out = vec![len as u8];
+        let n = if len < -120 {
+            -(len + 120)
+        } else {
+            -(len + 112)
+        };
+        for idx in (0..n).rev() {
+            out.push((x >> (idx * 8)) as u8);
+        }
+        out
+    }
+
+    #[test]
+    fn vlong_bytes_equal_hadoops_at_every_length() {
+        let mut values = vec![i64::MIN, i64::MAX, -113, -112, 127, 128];
+        for shift in 0..64 {
+            for v in [
+                1i64 << shift,
+                (1i64 << shift) - 1,
+                -(1i64 << shift),
+                !(1i64 << shift),
+            ] {
+                values.push(v);
+            }
+        }
+        for v in values {
+            let mut out = vec![0xAA];
+            put_vlong(&mut out, v);
+            assert_eq!(out[1..], hadoop_vlong(v)[..], "{v}");
+            let mut r = Reader::new(&out[1..], 0);
+            assert_eq!(r.vlong().unwrap(), v);
+            assert!(r.is_empty());
+        }
+        // A vlong cut short is an error, not a wrong value.
+        let mut out = Vec::new();
+        put_vlong(&mut out, 1 << 40);
+        assert!(Reader::new(&out[..3], 0).vlong().is_err());
     }
 
     #[test]

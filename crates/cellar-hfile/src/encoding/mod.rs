@@ -230,7 +230,9 @@ pub(crate) fn split_tags(tags: &[u8]) -> Option<Vec<&[u8]>> {
 /// Writes what follows each cell in the buffered encoders: tags (7-bit length, then
 /// the bytes, or each tag through the block's dictionary) and the sequence id.
 fn after_cell(cell: &Cell, fmt: CellFormat, tags: &mut BlockTags, out: &mut Vec<u8>) {
-    if fmt.includes_tags {
+    if fmt.includes_tags && cell.tags().is_empty() {
+        out.push(0);
+    } else if fmt.includes_tags {
         put_cint(out, cell.tags().len());
         match (&mut tags.dict, split_tags(cell.tags())) {
             (Some(dict), Some(each)) => {
@@ -317,7 +319,23 @@ fn uncompress_tags(r: &mut Reader<'_>, dict: &mut LruDictionary, len: usize) -> 
 
 /// Common prefix length of two byte strings.
 fn common_prefix(a: &[u8], b: &[u8]) -> usize {
-    a.iter().zip(b).take_while(|(x, y)| x == y).count()
+    let n = a.len().min(b.len());
+    let (a, b) = (&a[..n], &b[..n]);
+    // Eight bytes at a time, then the first differing byte of the word that differs.
+    let mut i = 0;
+    for (x, y) in a.chunks_exact(8).zip(b.chunks_exact(8)) {
+        let diff = u64::from_le_bytes(x.try_into().unwrap_or_default())
+            ^ u64::from_le_bytes(y.try_into().unwrap_or_default());
+        if diff != 0 {
+            return i + (diff.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    i + a[i..]
+        .iter()
+        .zip(&b[i..])
+        .take_while(|(x, y)| x == y)
+        .count()
 }
 
 /// `findCommonPrefixInFlatKey(cur, prev, bypassFamilyCheck = true, withTsType)`: the shared

@@ -266,3 +266,25 @@ fn row_index_layout_matches_hbase() {
         &[0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, (2 * kv) as u8]
     );
 }
+
+#[test]
+fn common_prefix_by_words_equals_the_byte_count() {
+    let naive = |a: &[u8], b: &[u8]| a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    let base: Vec<u8> = (0..40u8).collect();
+    for len_a in 0..=40 {
+        for len_b in [0, 7, 8, 9, 16, 23, 40] {
+            for at in 0..40 {
+                let a = &base[..len_a];
+                let mut b = base[..len_b].to_vec();
+                if at < b.len() {
+                    b[at] ^= 0x10;
+                }
+                assert_eq!(
+                    super::common_prefix(a, &b),
+                    naive(a, &b),
+                    "{len_a} {len_b} {at}"
+                );
+            }
+        }
+    }
+}
