@@ -43,6 +43,14 @@ impl SharedCells {
             tags_gap: 0,
             tags_len: tags.len(),
         };
+        if self.cells.capacity() == 0 {
+            // The first cell's size over the buffer's expected size: about how many
+            // cells the block holds, so the lists do not grow a doubling at a time.
+            let each = (self.buf.len() - start).max(1);
+            let n = (self.buf.capacity() / each).clamp(1, 1 << 16);
+            self.cells.reserve(n);
+            self.starts.reserve(n);
+        }
         self.cells
             .push(Cell::view(Bytes::new(), key, cell_type, parts, seq_id));
         self.starts.push(start);

@@ -35,6 +35,10 @@ pub(super) fn decode(body: &Bytes, fmt: CellFormat, offset: u64) -> Result<Vec<C
         } else {
             cell
         };
+        if cells.capacity() == 0 {
+            // About as many cells as the first one's size fits in the block.
+            cells.reserve((body.len() / pos.max(1)).clamp(1, 1 << 16));
+        }
         cells.push(cell);
     }
     Ok(cells)
