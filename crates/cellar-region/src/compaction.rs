@@ -51,21 +51,22 @@ pub fn remove_expired_files(store: &crate::store::Store, now: i64) -> Result<()>
 /// Picks files for a minor compaction: the contiguous window (oldest first) of
 /// `compaction.min..=compaction.max` files with the most files (then the smallest total)
 /// in which every file is at most `ratio` × the sum of the others, windows whose total is
-/// under `compaction.min.size` passing automatically. Empty when nothing qualifies.
-pub fn select_minor(files: &[Arc<StoreFile>], c: &Config) -> Vec<Arc<StoreFile>> {
+/// under `min_size` (`compaction.min.size`, by default the region's flush size) passing
+/// automatically. Empty when nothing qualifies.
+pub fn select_minor(files: &[Arc<StoreFile>], c: &Config, min_size: u64) -> Vec<Arc<StoreFile>> {
     let candidates: Vec<&Arc<StoreFile>> = files
         .iter()
         .filter(|f| f.size <= c.compaction_max_size)
         .collect();
     let sizes: Vec<u64> = candidates.iter().map(|f| f.size).collect();
-    match select_window(&sizes, c) {
+    match select_window(&sizes, c, min_size) {
         Some(range) => candidates[range].iter().map(|f| (*f).clone()).collect(),
         None => Vec::new(),
     }
 }
 
 /// The exploring policy over file sizes (oldest first): the window to compact, if any.
-pub fn select_window(sizes: &[u64], c: &Config) -> Option<std::ops::Range<usize>> {
+pub fn select_window(sizes: &[u64], c: &Config, min_size: u64) -> Option<std::ops::Range<usize>> {
     let n = sizes.len();
     let min = c.compaction_min.max(2);
     let max = c.compaction_max.max(min);
@@ -80,7 +81,7 @@ pub fn select_window(sizes: &[u64], c: &Config) -> Option<std::ops::Range<usize>
             if total > c.compaction_max_size {
                 continue;
             }
-            let in_ratio = total < c.compaction_min_size
+            let in_ratio = total < min_size
                 || window
                     .iter()
                     .all(|s| *s as f64 <= c.compaction_ratio * (total - s) as f64);
@@ -182,38 +183,36 @@ mod tests {
     use super::*;
 
     fn conf() -> Config {
-        Config {
-            compaction_min_size: 0,
-            ..Config::default()
-        }
+        Config::default()
     }
 
     #[test]
     fn too_few_files_select_nothing() {
-        assert_eq!(select_window(&[10, 10], &conf()), None);
+        assert_eq!(select_window(&[10, 10], &conf(), 0), None);
     }
 
     #[test]
     fn the_ratio_excludes_a_big_old_file() {
         // 1000 > 1.2 × (10+10+10): the window without it wins.
-        assert_eq!(select_window(&[1000, 10, 10, 10], &conf()), Some(1..4));
+        assert_eq!(select_window(&[1000, 10, 10, 10], &conf(), 0), Some(1..4));
         // Everything in ratio: all four.
-        assert_eq!(select_window(&[30, 10, 10, 10], &conf()), Some(0..4));
+        assert_eq!(select_window(&[30, 10, 10, 10], &conf(), 0), Some(0..4));
     }
 
     #[test]
     fn windows_are_capped_at_compaction_max() {
         let sizes = vec![10u64; 15];
-        assert_eq!(select_window(&sizes, &conf()).map(|r| r.len()), Some(10));
+        assert_eq!(select_window(&sizes, &conf(), 0).map(|r| r.len()), Some(10));
     }
 
     #[test]
     fn small_windows_pass_under_min_size() {
-        let c = Config {
-            compaction_min_size: 1 << 20,
-            ..Config::default()
-        };
-        assert_eq!(select_window(&[5000, 10, 10], &c), Some(0..3));
+        // 5000 > 1.2 × 20: out of ratio, but the window is under the minimum size.
+        assert_eq!(select_window(&[5000, 10, 10], &conf(), 1 << 20), Some(0..3));
+        // A window of exactly the minimum size takes the ratio test (HBase: size >=
+        // minCompactSize); one byte under, it passes.
+        assert_eq!(select_window(&[5000, 10, 10], &conf(), 5020), None);
+        assert_eq!(select_window(&[5000, 10, 10], &conf(), 5021), Some(0..3));
     }
 
     #[test]
@@ -224,7 +223,7 @@ mod tests {
         };
         // Each file is far larger than the sum of the next ones: no window in ratio.
         let sizes = [100_000, 10_000, 1_000, 100, 10];
-        assert_eq!(select_window(&sizes, &conf()), None);
-        assert_eq!(select_window(&sizes, &c), Some(2..5));
+        assert_eq!(select_window(&sizes, &conf(), 0), None);
+        assert_eq!(select_window(&sizes, &c, 0), Some(2..5));
     }
 }

@@ -28,8 +28,10 @@ pub struct Config {
     pub compaction_max: usize,
     /// `hbase.hstore.compaction.ratio`
     pub compaction_ratio: f64,
-    /// `hbase.hstore.compaction.min.size`
-    pub compaction_min_size: u64,
+    /// `hbase.hstore.compaction.min.size`; unset, a region's memstore flush size (its
+    /// table's `MEMSTORE_FLUSHSIZE`, else `hbase.hregion.memstore.flush.size`), as
+    /// HBase's `CompactionConfiguration` takes it.
+    pub compaction_min_size: Option<u64>,
     /// `hbase.hstore.compaction.max.size`
     pub compaction_max_size: u64,
     /// `hbase.hstore.blockingStoreFiles`
@@ -125,7 +127,7 @@ impl Default for Config {
             compaction_min: 3,
             compaction_max: 10,
             compaction_ratio: 1.2,
-            compaction_min_size: 134_217_728,
+            compaction_min_size: None,
             compaction_max_size: i64::MAX as u64,
             blocking_store_files: 16,
             major_compaction_period_ms: 604_800_000,
@@ -245,7 +247,7 @@ impl Config {
             }
             "hbase.hstore.compaction.max" => self.compaction_max = positive(key, v)? as usize,
             "hbase.hstore.compaction.ratio" => self.compaction_ratio = float(key, v)?,
-            "hbase.hstore.compaction.min.size" => self.compaction_min_size = uint(key, v)?,
+            "hbase.hstore.compaction.min.size" => self.compaction_min_size = Some(uint(key, v)?),
             "hbase.hstore.compaction.max.size" => self.compaction_max_size = positive(key, v)?,
             "hbase.hstore.blockingStoreFiles" => {
                 self.blocking_store_files = positive(key, v)? as usize

@@ -310,6 +310,15 @@ impl Region {
             .unwrap_or(self.ctx.config.memstore_flush_size)
     }
 
+    /// `hbase.hstore.compaction.min.size`, or (unset) the region's flush size: windows
+    /// of files smaller in all than this are compacted without the ratio test.
+    pub fn compaction_min_size(&self) -> u64 {
+        self.ctx
+            .config
+            .compaction_min_size
+            .unwrap_or_else(|| self.flush_size())
+    }
+
     pub(crate) fn check_open(&self) -> Result<()> {
         if self.closed.load(Ordering::SeqCst) {
             return Err(RegionError::Closed(self.name.clone()));

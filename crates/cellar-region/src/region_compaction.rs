@@ -60,7 +60,7 @@ impl Region {
             return true;
         }
         let files = s.files();
-        !select_minor(&files, &self.ctx.config).is_empty()
+        !select_minor(&files, &self.ctx.config, self.compaction_min_size()).is_empty()
             || major_due(&files, &self.ctx.config, now, self.seed)
     }
 
@@ -154,7 +154,7 @@ impl Region {
             {
                 (files.clone(), true)
             } else {
-                let sel = select_minor(&files, &self.ctx.config);
+                let sel = select_minor(&files, &self.ctx.config, self.compaction_min_size());
                 let all = !sel.is_empty() && sel.len() == files.len();
                 (sel, all)
             };

@@ -762,7 +762,7 @@ fn run(seed: u64, steps: usize) {
     let fams = families();
     let config = Config {
         compaction_min: 3,
-        compaction_min_size: 0,
+        compaction_min_size: Some(0),
         major_compaction_period_ms: 0,
         ..Config::default()
     };

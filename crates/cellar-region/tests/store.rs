@@ -331,3 +331,54 @@ fn a_scanner_reads_its_files_while_the_list_changes() {
     let n = h.region.scanner(&Scan::new()).unwrap().count();
     assert_eq!(n, 301);
 }
+
+/// One big file and two small ones: out of ratio (the big one is more than 1.2x the
+/// others), so whether they compact depends on `hbase.hstore.compaction.min.size`,
+/// which HBase takes, when unset, from the region's flush size (`MEMSTORE_FLUSHSIZE`
+/// of the table, else `hbase.hregion.memstore.flush.size`).
+fn big_and_two_small_files(table: TableDescriptor, config: Config) -> Harness {
+    let h = Harness::new(table, config);
+    for i in 0..400 {
+        h.region
+            .put(Put::new(format!("big{i:04}")).add_column("f", "q", vec![7u8; 200]))
+            .unwrap();
+    }
+    h.region.flush().unwrap();
+    // However many flushes the puts took, one big file.
+    h.region.compact(true).unwrap();
+    assert_eq!(h.region.store_file_count(), 1);
+    for name in ["s1", "s2"] {
+        h.region
+            .put(Put::new(name).add_column("f", "q", "v"))
+            .unwrap();
+        h.region.flush().unwrap();
+    }
+    assert_eq!(h.region.store_file_count(), 3);
+    h
+}
+
+#[test]
+fn compaction_min_size_defaults_to_the_regions_flush_size() {
+    // No MEMSTORE_FLUSHSIZE, default flush size (128 MiB): the window is under it.
+    let h = big_and_two_small_files(table(), Config::default());
+    assert_eq!(h.region.compaction_min_size(), 134_217_728);
+    assert!(h.region.needs_compaction());
+    // The table's flush size (40,000 bytes, under the files' total): the ratio decides.
+    let mut small = table();
+    small.memstore_flush_size = Some(40_000);
+    let h = big_and_two_small_files(small.clone(), Config::default());
+    assert_eq!(h.region.compaction_min_size(), 40_000);
+    assert!(!h.region.needs_compaction());
+    h.region.compact(false).unwrap();
+    assert_eq!(h.region.store_file_count(), 3, "nothing selected");
+    // The configuration key, when set, wins over the table's flush size.
+    let config = Config {
+        compaction_min_size: Some(1 << 30),
+        ..Config::default()
+    };
+    let h = big_and_two_small_files(small, config);
+    assert_eq!(h.region.compaction_min_size(), 1 << 30);
+    assert!(h.region.needs_compaction());
+    h.region.compact(false).unwrap();
+    assert_eq!(h.region.store_file_count(), 1);
+}

@@ -311,7 +311,7 @@ fn power_loss_again_and_again() {
         let opts = Options {
             config: Config {
                 memstore_flush_size: 8192,
-                compaction_min_size: 0,
+                compaction_min_size: Some(0),
                 ..Config::default()
             },
             ..fault_opts(&fs)
