@@ -259,12 +259,8 @@ mod tests {
     fn vlong_bytes_equal_hadoops_at_every_length() {
         let mut values = vec![i64::MIN, i64::MAX, -113, -112, 127, 128];
         for shift in 0..64 {
-            for v in [
-                1i64 << shift,
-                (1i64 << shift) - 1,
-                -(1i64 << shift),
-                !(1i64 << shift),
-            ] {
+            let p = 1i64 << shift;
+            for v in [p, p.wrapping_sub(1), p.wrapping_neg(), !p] {
                 values.push(v);
             }
         }
