@@ -125,6 +125,13 @@ impl LargeLog {
         }
     }
 
+    /// Whether a read of at most `bytes` bytes that took `millis` ms may be over a
+    /// threshold: when not, [`LargeLog::note`] need not be called (every read asks).
+    #[inline]
+    pub fn may_log(&self, bytes: u64, millis: u64) -> bool {
+        bytes > self.config.size_bytes || millis > self.config.time_ms
+    }
+
     /// Logs the read when it is over a threshold (`shape` describes it, asked only
     /// then); whether it was.
     #[allow(clippy::too_many_arguments)]

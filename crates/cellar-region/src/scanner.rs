@@ -367,6 +367,9 @@ pub struct RegionScanner {
 /// The most cells a row's result reserves room for ahead of reading them.
 const MAX_CELLS_RESERVED: usize = 256;
 
+/// The most Results a call reserves room for ahead of reading them.
+const ROWS_RESERVED_PER_CALL: usize = 128;
+
 /// What a scanner needs to log its large or slow results.
 pub struct LargeLogHook {
     pub log: std::sync::Arc<crate::large_log::LargeLog>,
@@ -459,37 +462,47 @@ impl RegionScanner {
         bytes: &mut u64,
         clock: &mut Option<i64>,
     ) -> Result<Option<RowResult>> {
-        let Some(hook) = self.large_log.take() else {
-            return self.next_result_inner(limits, bytes);
+        let started = match (&self.large_log, clock.take()) {
+            (None, _) => return self.next_result_inner(limits, bytes),
+            (Some(_), Some(t)) => t,
+            (Some(hook), None) => hook.clock.coarse_millis(),
         };
-        let started = clock.take().unwrap_or_else(|| hook.clock.coarse_millis());
+        let before = *bytes;
         let out = self.next_result_inner(limits, bytes);
-        if let Err(RegionError::RowTooBig { row, limit, .. }) = &out {
-            hook.log.note_row_too_big(
-                hook.clock.coarse_millis(),
+        let Some(hook) = &self.large_log else {
+            return out;
+        };
+        let now = hook.clock.coarse_millis();
+        match &out {
+            Err(RegionError::RowTooBig { row, limit, .. }) => hook.log.note_row_too_big(
+                now,
                 &hook.table,
                 &hook.region,
                 row,
                 &|| crate::large_log::Shape::of_scan(&self.scan),
                 *limit,
-            );
+            ),
+            Ok(Some(r)) => {
+                let millis = (now - started).max(0) as u64;
+                // The bytes the stores counted for the result are each cell's size with
+                // its tags length: never less than the logged size, a quick first test.
+                if hook.log.may_log(bytes.saturating_sub(before), millis) {
+                    let size: u64 = r.cells.iter().map(crate::row_sizes::cell_bytes).sum();
+                    hook.log.note(
+                        now,
+                        &hook.table,
+                        &hook.region,
+                        &r.row,
+                        &|| crate::large_log::Shape::of_scan(&self.scan),
+                        size,
+                        r.cells.len() as u64,
+                        millis,
+                    );
+                }
+                *clock = Some(now);
+            }
+            _ => {}
         }
-        if let Ok(Some(r)) = &out {
-            let size: u64 = r.cells.iter().map(crate::row_sizes::cell_bytes).sum();
-            let now = hook.clock.coarse_millis();
-            hook.log.note(
-                now,
-                &hook.table,
-                &hook.region,
-                &r.row,
-                &|| crate::large_log::Shape::of_scan(&self.scan),
-                size,
-                r.cells.len() as u64,
-                (now - started).max(0) as u64,
-            );
-            *clock = Some(now);
-        }
-        self.large_log = Some(hook);
         out
     }
 
@@ -707,7 +720,13 @@ impl RegionScanner {
     /// One round trip: Results until `limits.rows` rows, `limits.bytes` bytes or the end.
     /// Returns the Results and whether the region may have more.
     pub fn next_call(&mut self, limits: &CallLimits) -> Result<(Vec<RowResult>, bool)> {
-        let mut out = Vec::new();
+        // Room for the call's rows up front (a short scan's limit, or a first
+        // helping of an open-ended call's): growing one row at a time copies them.
+        let room = match self.scan.limit {
+            Some(l) => limits.rows.min(l.saturating_sub(self.rows) as usize),
+            None => limits.rows,
+        };
+        let mut out = Vec::with_capacity(room.min(ROWS_RESERVED_PER_CALL));
         let mut bytes = 0u64;
         let mut rows = 0usize;
         let mut clock = None;

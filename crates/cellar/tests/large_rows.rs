@@ -430,3 +430,77 @@ fn the_large_response_log_through_a_server() {
     );
     assert!(out.contains("1 row(s)"), "{out}");
 }
+
+/// A scanned row is logged when its cells' bytes pass `hbase.ipc.warn.response.size`
+/// by one byte, and not when they are exactly at it (the scanner's quick test on the
+/// bytes its stores counted must not drop a row the exact size logs).
+#[test]
+fn a_scanned_row_is_logged_one_byte_past_the_size_threshold() {
+    fn open(size_bytes: u64) -> Database {
+        let opts = Options {
+            fs: Arc::new(MemoryFs::new()),
+            clock: Arc::new(ManualClock::new(T0)),
+            executor: Arc::new(cellar_io::Threads),
+            config: Config {
+                large_log: cellar_region::large_log::LargeLogConfig {
+                    size_bytes,
+                    time_ms: 60_000,
+                    capacity: 8,
+                },
+                ..Config::default()
+            },
+            background: false,
+            lock: false,
+        };
+        let db = Database::open_with(Path::new("/db"), opts).unwrap();
+        db.create_table(
+            TableDescriptor::new("t")
+                .with_family(FamilyDescriptor::new("a"))
+                .with_family(FamilyDescriptor::new("b")),
+        )
+        .unwrap();
+        let t = db.table("t").unwrap();
+        for i in 0..20 {
+            let q = format!("q{i:02}");
+            t.put(
+                Put::new("wide")
+                    .add_column("a", q.as_str(), vec![b'x'; 90])
+                    .add_column("b", q.as_str(), vec![b'y'; 10]),
+            )
+            .unwrap();
+        }
+        t.put(Put::new("narrow").add_column("a", "q", vec![b'z'; 5]))
+            .unwrap();
+        db
+    }
+    let probe = open(u64::MAX);
+    let rows: Vec<_> = probe
+        .table("t")
+        .unwrap()
+        .scan(&Scan::new())
+        .unwrap()
+        .map(|r| r.unwrap())
+        .collect();
+    assert_eq!(rows[1].row, b"wide");
+    let exact: u64 = rows[1]
+        .cells
+        .iter()
+        .map(cellar_region::row_sizes::cell_bytes)
+        .sum();
+    use cellar::Connection as _;
+    for (threshold, logged) in [(exact - 1, true), (exact, false)] {
+        let db = open(threshold);
+        let n = db.table("t").unwrap().scan(&Scan::new()).unwrap().count();
+        assert_eq!(n, 2);
+        let log = db.connection().large_responses().unwrap();
+        assert_eq!(
+            log.len(),
+            usize::from(logged),
+            "threshold {threshold}: {log:?}"
+        );
+        if logged {
+            assert_eq!((log[0].row.as_slice(), log[0].bytes), (&b"wide"[..], exact));
+            assert_eq!(log[0].cells, 40);
+        }
+    }
+}

@@ -181,6 +181,7 @@ impl ClientScanner {
                 self.scan_over = true;
                 self.more = false;
             }
+            self.ready.reserve(results.len());
             for r in results {
                 self.add(r)?;
             }
