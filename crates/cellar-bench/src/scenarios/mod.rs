@@ -11,26 +11,14 @@
 mod rocks;
 mod store;
 mod summary;
+mod timing;
 
 use std::fmt::Write as _;
 use std::path::Path;
 use std::time::Instant;
 
-use store::{CellarEngine, WholeRow, WideEngine};
-
-/// The median time of one call of `f` in µs, over `reps` calls after a warm-up call: a
-/// median, so that the one call that met a scheduler pause or a page fault does not
-/// move the figure as it moves a mean.
-fn micros(reps: u32, mut f: impl FnMut() -> Result<(), String>) -> Result<f64, String> {
-    f()?;
-    let mut times = Vec::with_capacity(reps.max(1) as usize);
-    for _ in 0..reps.max(1) {
-        let t = Instant::now();
-        f()?;
-        times.push(t.elapsed().as_secs_f64() * 1e6);
-    }
-    Ok(crate::summary::spread(times).1)
-}
+use store::{CellarEngine, WholeRow, WideEngine, WideTable};
+use timing::interleaved_micros;
 
 /// Runs `one` `runs` times, each in a fresh directory under `dir` removed after it,
 /// returning every run's figures.
@@ -133,7 +121,17 @@ pub fn sensor(
     Ok(out)
 }
 
-/// One run of the sensor-fleet scenario.
+/// A sensor table written and settled, waiting for its reads.
+struct SensorTable {
+    target: String,
+    encoding: &'static str,
+    table: Box<dyn WideTable>,
+    rate: f64,
+    bytes_per_cell: f64,
+}
+
+/// One run of the sensor-fleet scenario: per layout, every target's tables are written
+/// and settled one after another, then read in turns ([`interleaved_micros`]).
 fn sensor_run(
     dir: &Path,
     targets: &[String],
@@ -150,8 +148,10 @@ fn sensor_run(
         only.as_deref()
             .is_none_or(|o| o.split(',').any(|x| x == *l))
     });
-    for engine in engines(dir, targets, 1 << 30, cache_bytes)? {
-        for layout in layouts.clone() {
+    let engines = engines(dir, targets, 1 << 30, cache_bytes)?;
+    for layout in layouts {
+        let mut tables = Vec::new();
+        for engine in &engines {
             for enc in engine.encodings() {
                 let name = format!("{layout}_{}", enc.to_lowercase().replace(' ', "_"));
                 let t = engine.table(&name, enc, 1 << 20)?;
@@ -168,46 +168,57 @@ fn sensor_run(
                 let rate = cells as f64 / start.elapsed().as_secs_f64();
                 t.settle()?;
                 let bytes = t.file_bytes()?;
-                let dev = devices / 2;
-                let last_ts = t0 + (readings - 1) * 10;
-                let latest_us = micros(400, || {
-                    let n = match layout {
-                        "tall" => t.prefix_rows(format!("dev{dev:05}#").as_bytes(), 100)?,
-                        _ => t.row_head(sensor_row_key(layout, dev, last_ts).0.as_bytes(), 100)?,
-                    };
-                    if n == 100.min(readings as usize) || layout == "bucketed" {
-                        Ok(())
-                    } else {
-                        Err(format!("{layout}: latest 100 gave {n}"))
-                    }
-                })?;
-                // One hour in the middle of the data: [h0, h0 + 3600).
-                let h0 = t0 + (readings * 10 / 2) / 3600 * 3600;
-                let h1 = h0 + 3600;
-                let hour_us = micros(200, || {
-                    let (lo_row, lo_q) = sensor_row_key(layout, dev, h1 - 1);
-                    let (hi_row, hi_q) = sensor_row_key(layout, dev, h0);
-                    let n = match layout {
-                        "tall" => t.row_span(lo_row.as_bytes(), hi_row.as_bytes())?,
-                        _ => t.row_range(lo_row.as_bytes(), lo_q.as_bytes(), hi_q.as_bytes())?,
-                    };
-                    if n == 360 || hours < 2 {
-                        Ok(())
-                    } else {
-                        Err(format!("{layout}: one hour gave {n} readings"))
-                    }
-                })?;
-                rows.push(SensorRow {
+                tables.push(SensorTable {
                     target: engine.name(),
-                    layout,
                     encoding: enc,
+                    table: t,
                     rate,
                     bytes_per_cell: bytes as f64 / cells as f64,
-                    latest_us,
-                    hour_us,
-                    regions: t.regions()?,
                 });
             }
+        }
+        let dev = devices / 2;
+        let last_ts = t0 + (readings - 1) * 10;
+        let latest = interleaved_micros(&tables, 400, |st| {
+            let t = &st.table;
+            let n = match layout {
+                "tall" => t.prefix_rows(format!("dev{dev:05}#").as_bytes(), 100)?,
+                _ => t.row_head(sensor_row_key(layout, dev, last_ts).0.as_bytes(), 100)?,
+            };
+            if n == 100.min(readings as usize) || layout == "bucketed" {
+                Ok(())
+            } else {
+                Err(format!("{layout}: latest 100 gave {n}"))
+            }
+        })?;
+        // One hour in the middle of the data: [h0, h0 + 3600).
+        let h0 = t0 + (readings * 10 / 2) / 3600 * 3600;
+        let h1 = h0 + 3600;
+        let hour = interleaved_micros(&tables, 200, |st| {
+            let t = &st.table;
+            let (lo_row, lo_q) = sensor_row_key(layout, dev, h1 - 1);
+            let (hi_row, hi_q) = sensor_row_key(layout, dev, h0);
+            let n = match layout {
+                "tall" => t.row_span(lo_row.as_bytes(), hi_row.as_bytes())?,
+                _ => t.row_range(lo_row.as_bytes(), lo_q.as_bytes(), hi_q.as_bytes())?,
+            };
+            if n == 360 || hours < 2 {
+                Ok(())
+            } else {
+                Err(format!("{layout}: one hour gave {n} readings"))
+            }
+        })?;
+        for ((st, latest_us), hour_us) in tables.into_iter().zip(latest).zip(hour) {
+            rows.push(SensorRow {
+                regions: st.table.regions()?,
+                target: st.target,
+                layout,
+                encoding: st.encoding,
+                rate: st.rate,
+                bytes_per_cell: st.bytes_per_cell,
+                latest_us,
+                hour_us,
+            });
         }
     }
     Ok(rows)
@@ -351,7 +362,16 @@ pub fn inbox(
     Ok(out)
 }
 
-/// One run of the messaging-inbox scenario.
+/// One target's inbox tables, written day by day in step with the others'.
+struct InboxTables {
+    target: String,
+    whole: Box<dyn WideTable>,
+    month: Box<dyn WideTable>,
+    too_big_day: Option<u64>,
+}
+
+/// One run of the messaging-inbox scenario: every target writes each day's messages in
+/// turn, and on the days read the targets' reads take turns ([`interleaved_micros`]).
 fn inbox_run(
     dir: &Path,
     targets: &[String],
@@ -363,81 +383,92 @@ fn inbox_run(
 ) -> Result<InboxRun, String> {
     let mut rows = Vec::new();
     let mut notes = String::new();
+    let mut all = Vec::new();
     for engine in engines(dir, targets, max_row, cache_bytes)? {
-        let whole = engine.table("inbox", "NONE", 128 << 20)?;
-        let month = engine.table("inbox_month", "NONE", 128 << 20)?;
-        let body = vec![b'm'; 600];
-        let mut too_big_day = None;
-        let t0: u64 = 1_790_000_000_000;
-        let mut msg = 0u64;
-        for day in 0..days {
-            for i in 0..heavy_per_day.max(light_users * 2) {
-                let ts = t0 + day * 86_400_000 + i * 1000;
-                msg += 1;
-                let q = format!("{:020}", u64::MAX - ts);
-                let mut users = Vec::new();
-                if i < heavy_per_day {
-                    users.push("heavy".to_string());
-                }
-                if i < light_users * 2 {
-                    users.push(format!("user{:05}", i / 2));
-                }
-                let month_no = (ts / 1000 / 86_400) / 30;
-                for u in users {
-                    whole.put(u.as_bytes(), q.as_bytes(), ts as i64, &body)?;
-                    let bucket = format!("{u}#{month_no:05}");
-                    month.put(bucket.as_bytes(), q.as_bytes(), ts as i64, &body)?;
+        all.push(InboxTables {
+            target: engine.name(),
+            whole: engine.table("inbox", "NONE", 128 << 20)?,
+            month: engine.table("inbox_month", "NONE", 128 << 20)?,
+            too_big_day: None,
+        });
+    }
+    let body = vec![b'm'; 600];
+    let t0: u64 = 1_790_000_000_000;
+    let mut msg = 0u64;
+    for day in 0..days {
+        for i in 0..heavy_per_day.max(light_users * 2) {
+            let ts = t0 + day * 86_400_000 + i * 1000;
+            msg += 1;
+            let q = format!("{:020}", u64::MAX - ts);
+            let mut users = Vec::new();
+            if i < heavy_per_day {
+                users.push("heavy".to_string());
+            }
+            if i < light_users * 2 {
+                users.push(format!("user{:05}", i / 2));
+            }
+            let month_no = (ts / 1000 / 86_400) / 30;
+            for u in users {
+                let bucket = format!("{u}#{month_no:05}");
+                for t in &all {
+                    t.whole.put(u.as_bytes(), q.as_bytes(), ts as i64, &body)?;
+                    t.month
+                        .put(bucket.as_bytes(), q.as_bytes(), ts as i64, &body)?;
                 }
             }
-            if day % 7 != 6 && day + 1 != days {
-                continue;
+        }
+        if day % 7 != 6 && day + 1 != days {
+            continue;
+        }
+        let heavy_bytes = (day + 1) * heavy_per_day * 660;
+        // The first read of the row after its writes (nothing of it cached by the
+        // reads), then the median of warm ones.
+        let mut firsts = Vec::new();
+        for t in &all {
+            let start = Instant::now();
+            let row = t.whole.whole_row(b"heavy")?;
+            firsts.push((row, start.elapsed().as_secs_f64() * 1e6));
+        }
+        let whole_us = interleaved_micros(&all, 5, |t| t.whole.whole_row(b"heavy").map(|_| ()))?;
+        let cursor = format!("{:020}", u64::MAX - (t0 + day * 86_400_000));
+        let paged = interleaved_micros(&all, 200, |t| {
+            match t.whole.page_from(b"heavy", cursor.as_bytes(), 50)? {
+                0 => Err("paged read found nothing".into()),
+                _ => Ok(()),
             }
-            let heavy_bytes = (day + 1) * heavy_per_day * 660;
-            // The first read of the row after its writes (nothing of it cached by the
-            // reads), then the median of warm ones.
-            let t = Instant::now();
-            let mut whole_row = whole.whole_row(b"heavy")?;
-            let first_us = t.elapsed().as_secs_f64() * 1e6;
-            let whole_us = micros(5, || {
-                whole_row = whole.whole_row(b"heavy")?;
-                Ok(())
-            })?;
-            let whole_fig = match whole_row {
-                WholeRow::Cells(n) => Some((n, first_us, whole_us)),
-                _ => {
-                    too_big_day.get_or_insert(day + 1);
+        })?;
+        let month_no = ((t0 + day * 86_400_000) / 1000 / 86_400) / 30;
+        let bucket_row = format!("heavy#{month_no:05}");
+        let bucket_us = interleaved_micros(&all, 20, |t| {
+            t.month.whole_row(bucket_row.as_bytes()).map(|_| ())
+        })?;
+        for (i, t) in all.iter_mut().enumerate() {
+            let (first_row, first_us) = &firsts[i];
+            let whole_fig = match first_row {
+                WholeRow::Cells(n) => Some((*n, *first_us, whole_us[i])),
+                WholeRow::TooBig => {
+                    t.too_big_day.get_or_insert(day + 1);
                     None
                 }
             };
-            let cursor = format!("{:020}", u64::MAX - (t0 + day * 86_400_000));
-            let paged = micros(200, || {
-                match whole.page_from(b"heavy", cursor.as_bytes(), 50)? {
-                    0 => Err("paged read found nothing".into()),
-                    _ => Ok(()),
-                }
-            })?;
-            let month_no = ((t0 + day * 86_400_000) / 1000 / 86_400) / 30;
-            let bucket_row = format!("heavy#{month_no:05}");
-            let mut bucket_too_big = false;
-            let bucket_us = micros(20, || {
-                bucket_too_big =
-                    matches!(month.whole_row(bucket_row.as_bytes())?, WholeRow::TooBig);
-                Ok(())
-            })?;
+            let bucket_too_big =
+                matches!(t.month.whole_row(bucket_row.as_bytes())?, WholeRow::TooBig);
             rows.push(InboxRow {
-                target: engine.name(),
+                target: t.target.clone(),
                 day: day + 1,
                 heavy_mib: heavy_bytes as f64 / (1u64 << 20) as f64,
                 whole: whole_fig,
-                paged_us: paged,
-                bucket_us: (!bucket_too_big).then_some(bucket_us),
+                paged_us: paged[i],
+                bucket_us: (!bucket_too_big).then_some(bucket_us[i]),
             });
         }
+    }
+    for t in &all {
         let _ = writeln!(
             notes,
             "{}: {msg} messages written. {}",
-            engine.name(),
-            match too_big_day {
+            t.target,
+            match t.too_big_day {
                 Some(d) => format!("The heavy user's whole-row Get first failed with RowTooBigException on day {d}; the paged and month-bucketed reads kept working."),
                 None => "The heavy row's whole-row Get never failed in this run.".to_string(),
             }
