@@ -521,6 +521,8 @@ impl RegionScanner {
             && !self.filter_row_level();
         let mut skipped: Option<Vec<u8>> = None;
         while !self.done {
+            // The row was just found in the one needed family: its store is on it.
+            let mut found_in_first = false;
             if let (Some(t), Some(row)) = (&limits.time_limit, &skipped) {
                 // Rows were examined and none returned, and time is up: answer with a
                 // heartbeat naming how far the scan got.
@@ -575,6 +577,7 @@ impl RegionScanner {
                         continue;
                     }
                 }
+                found_in_first = self.essential == 1;
                 self.current = Some((row, 0, false));
             }
             let Some((row, mut idx, returned_before)) = self.current.take() else {
@@ -608,7 +611,9 @@ impl RegionScanner {
                 if idx >= self.essential {
                     self.stores[idx].catch_up(&row)?;
                 }
-                if self.stores[idx].peek_row() != Some(row.as_slice()) {
+                if !(idx == 0 && found_in_first)
+                    && self.stores[idx].peek_row() != Some(row.as_slice())
+                {
                     idx += 1;
                     continue;
                 }
