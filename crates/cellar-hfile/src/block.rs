@@ -197,9 +197,22 @@ fn crc32(kind: u8, data: &[u8]) -> u32 {
     }
 }
 
+/// The checksum of `a` followed by `b` (a chunk that starts in a block's header).
+fn crc32_pair(kind: u8, a: &[u8], b: &[u8]) -> u32 {
+    match kind {
+        1 => crc32_ieee_from(crc32_ieee(a), b),
+        _ => crc32c::crc32c_append(crc32c::crc32c(a), b),
+    }
+}
+
 /// Plain CRC32 (checksum type 1), bitwise; only old files use it.
 fn crc32_ieee(data: &[u8]) -> u32 {
-    let mut crc = !0u32;
+    crc32_ieee_from(0, data)
+}
+
+/// The plain CRC32 of the bytes whose CRC32 is `start` followed by `data`.
+fn crc32_ieee_from(start: u32, data: &[u8]) -> u32 {
+    let mut crc = !start;
     for &b in data {
         crc ^= b as u32;
         for _ in 0..8 {
@@ -240,17 +253,32 @@ pub fn read_block(
             "block runs past the block section",
         ));
     }
-    let mut raw = vec![0u8; total as usize];
-    raw[..HEADER_SIZE].copy_from_slice(&head);
-    file.read_at(offset + HEADER_SIZE as u64, &mut raw[HEADER_SIZE..])?;
+    // The body (payload, then checksums) is read apart from the header: an
+    // uncompressed block's payload is then its own buffer, where it was copied out of
+    // one holding the whole block.
     let data_end = header.on_disk_data_size_with_header as usize;
+    let mut body = vec![0u8; total as usize - HEADER_SIZE];
+    file.read_at(offset + HEADER_SIZE as u64, &mut body)?;
+    let sums = body.split_off(data_end - HEADER_SIZE);
     if header.checksum_type != 0 {
         let per = header.bytes_per_checksum as usize;
-        let sums = &raw[data_end..data_end + header.checksum_bytes()];
-        for (chunk, data) in raw[..data_end].chunks(per).enumerate() {
+        // Chunks of `per` bytes over the header and the payload together.
+        for chunk in 0..data_end.div_ceil(per) {
+            let (lo, hi) = (chunk * per, ((chunk + 1) * per).min(data_end));
+            let computed = if lo < HEADER_SIZE {
+                crc32_pair(
+                    header.checksum_type,
+                    &head[lo..hi.min(HEADER_SIZE)],
+                    &body[..hi.saturating_sub(HEADER_SIZE)],
+                )
+            } else {
+                crc32(
+                    header.checksum_type,
+                    &body[lo - HEADER_SIZE..hi - HEADER_SIZE],
+                )
+            };
             let s = &sums[chunk * 4..chunk * 4 + 4];
             let stored = u32::from_be_bytes([s[0], s[1], s[2], s[3]]);
-            let computed = crc32(header.checksum_type, data);
             if stored != computed {
                 return Err(HFileError::Checksum {
                     offset,
@@ -261,22 +289,21 @@ pub fn read_block(
             }
         }
     }
-    let on_disk_payload = &raw[HEADER_SIZE..data_end];
     let expected = header.uncompressed_size_without_header as usize;
     // HBase 2 compresses every block (data, index, file info, bloom) with the file's codec.
     let payload = if compression == Compression::None {
-        if on_disk_payload.len() != expected {
+        if body.len() != expected {
             return Err(HFileError::corrupt(
                 offset,
                 format!(
                     "uncompressed block holds {} bytes, header says {expected}",
-                    on_disk_payload.len()
+                    body.len()
                 ),
             ));
         }
-        on_disk_payload.to_vec()
+        body
     } else {
-        compression.decompress(on_disk_payload, expected, offset)?
+        compression.decompress(&body, expected, offset)?
     };
     Ok(Block {
         offset,
@@ -393,3 +420,7 @@ impl BlockWriter {
         Ok(self.offset)
     }
 }
+
+#[cfg(test)]
+#[path = "block_tests.rs"]
+mod tests;
