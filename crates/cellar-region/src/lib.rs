@@ -28,6 +28,7 @@ pub mod scanner;
 mod skiplist;
 pub mod split_policy;
 pub mod store;
+mod store_scanner;
 mod store_upgrade;
 mod write;
 
