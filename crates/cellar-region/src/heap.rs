@@ -144,6 +144,12 @@ impl Heap {
         Ok(())
     }
 
+    /// Whether the least cursor knows of another version of its column after its cell.
+    pub(crate) fn column_goes_on(&self) -> bool {
+        self.min
+            .is_some_and(|i| matches!(&self.cursors[i], Source::Mem(c) if c.column_goes_on()))
+    }
+
     /// Reversed: the row being read while it has cells left, otherwise the greatest
     /// row any cursor is on. (A cursor that moved past the focused row within it is
     /// stepped back when the row is done.)
@@ -176,6 +182,26 @@ impl Heap {
         self.focus = None;
         self.settle();
         Ok(())
+    }
+}
+
+impl crate::column_key::ColumnWalk for Heap {
+    #[inline]
+    fn peek(&self) -> Option<&Cell> {
+        Heap::peek(self)
+    }
+
+    #[inline]
+    fn advance(&mut self) -> Result<()> {
+        Heap::advance(self)
+    }
+
+    fn reseek(&mut self, key: &KeyRef<'_>) -> Result<()> {
+        Heap::reseek(self, key)
+    }
+
+    fn column_goes_on(&self) -> bool {
+        Heap::column_goes_on(self)
     }
 }
 

@@ -4,6 +4,7 @@
 //! all over the `cellar-io` file system and clock.
 
 pub mod bulk_load;
+mod column_key;
 pub mod compaction;
 pub mod compaction_matcher;
 pub mod config;

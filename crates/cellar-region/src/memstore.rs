@@ -270,6 +270,12 @@ impl MemSegment {
         self.map.entry(pos).map(|e| &e.key().cell)
     }
 
+    /// Whether the cell at `pos` carries a jump past its column's older versions: an
+    /// older version of its column follows it here.
+    pub(crate) fn column_goes_on(&self, pos: Position<MemKey>) -> bool {
+        self.map.entry(pos).is_some_and(|e| e.skip().is_some())
+    }
+
     /// The visible cell after the one at `pos`; with `same_row`, none of a later row.
     pub(crate) fn next_visible(
         &self,
@@ -301,7 +307,10 @@ impl MemSegment {
             return Some(pos);
         }
         let row = same_row.then(|| (e.key().cell.row(), e.key().prefix));
-        let mut at = e.next();
+        let mut at = match e.skip() {
+            Some(s) if goes_before(s.key(), key, prefix) => Some(s),
+            _ => e.next(),
+        };
         let mut steps = 0;
         while let Some(n) = at {
             if !goes_before(n.key(), key, prefix) {

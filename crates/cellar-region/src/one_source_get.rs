@@ -14,10 +14,11 @@ use std::cmp::Ordering;
 
 use cellar_types::{compare_keys, same_bytes, Cell, KeyRef};
 
+use crate::column_key::{skip_column, ColumnKey};
 use crate::cursor::{CellCursor, Source};
 use crate::error::{RegionError, Result};
 use crate::matcher::{MatchCode, Matcher};
-use crate::scanner::{last_on_column, same_column, RegionScanner};
+use crate::scanner::{RegionScanner, STEPS_BEFORE_SEEK};
 use cellar_api::RowResult;
 
 /// What became of a Get offered to the one-source path.
@@ -47,12 +48,13 @@ pub(crate) fn read(scanner: &mut RegionScanner, row: &[u8], cells: usize) -> Res
         return Ok(Outcome::Scan);
     }
     let mut out = Vec::with_capacity(cells.min(256));
+    let mut column = ColumnKey::default();
     for s in scanner.stores_mut() {
         let (heap, matcher, max_row_size) = s.parts_mut();
         let Some(source) = heap.sources_mut().iter_mut().find(|c| on_row(c, row)) else {
             continue;
         };
-        read_store(source, matcher, row, max_row_size, &mut out)?;
+        read_store(source, matcher, row, max_row_size, &mut out, &mut column)?;
     }
     Ok(Outcome::Row(RowResult {
         row: row.to_vec(),
@@ -71,6 +73,7 @@ fn read_store(
     row: &[u8],
     max_row_size: u64,
     out: &mut Vec<Cell>,
+    column: &mut ColumnKey,
 ) -> Result<()> {
     let mut size: u64 = 0;
     matcher.enter_row(row);
@@ -104,7 +107,7 @@ fn read_store(
                 source.advance()?
             }
             MatchCode::IncludeAndSeekNextCol | MatchCode::SeekNextCol => {
-                skip_to_next_column(source)?
+                skip_column(source, column, STEPS_BEFORE_SEEK)?
             }
             MatchCode::IncludeAndSeekNextRow | MatchCode::SeekNextRow => break,
             // Within the empty qualifier a seek is stepped (the row's family markers
@@ -127,21 +130,4 @@ fn read_store(
         }
     }
     Ok(())
-}
-
-/// Past the column under `source`, as the store scanner's `skip_to_next_column`: a few
-/// steps (the next column is usually a step away), then a seek.
-fn skip_to_next_column(source: &mut Source) -> Result<()> {
-    const STEPS_BEFORE_SEEK: usize = 4;
-    let Some(current) = source.peek().cloned() else {
-        return Ok(());
-    };
-    for _ in 0..STEPS_BEFORE_SEEK {
-        source.advance()?;
-        match source.peek() {
-            Some(next) if same_column(next, &current) => {}
-            _ => return Ok(()),
-        }
-    }
-    source.reseek(&KeyRef::parse(&last_on_column(&current))?)
 }

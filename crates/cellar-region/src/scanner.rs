@@ -8,7 +8,7 @@ use cellar_types::Cell;
 
 use crate::error::{RegionError, Result};
 use crate::mvcc::ReadPointGuard;
-pub(crate) use crate::store_scanner::{last_on_column, same_column};
+pub(crate) use crate::store_scanner::STEPS_BEFORE_SEEK;
 pub use crate::store_scanner::{RowProgress, StoreScanner};
 use cellar_api::{RowResult, Scan};
 

@@ -4,8 +4,9 @@
 //! reading the rest of the row.
 
 use cellar_filter::Filter;
-use cellar_types::{compare_keys, same_bytes, Cell, CellType, KeyRef};
+use cellar_types::{compare_keys, same_bytes, Cell, KeyRef};
 
+use crate::column_key::{skip_column, ColumnKey};
 use crate::error::{RegionError, Result};
 use crate::heap::Heap;
 use crate::matcher::{MatchCode, Matcher};
@@ -32,24 +33,12 @@ pub struct StoreScanner {
     /// Closed for the rest of the scan: asked for a cell once the filter was done
     /// (HBase's matcher answers DONE_SCAN and its store scanner closes).
     closed: bool,
+    /// The column being skipped.
+    column: ColumnKey,
 }
 
-pub(crate) fn last_on_column(cell: &Cell) -> Vec<u8> {
-    KeyRef {
-        row: cell.row(),
-        family: cell.family(),
-        qualifier: cell.qualifier(),
-        timestamp: i64::MIN,
-        type_code: CellType::Minimum.code(),
-    }
-    .to_vec()
-}
-
-pub(crate) fn same_column(a: &Cell, b: &Cell) -> bool {
-    same_bytes(a.qualifier(), b.qualifier())
-        && same_bytes(a.row(), b.row())
-        && same_bytes(a.family(), b.family())
-}
+/// Steps a read takes within a column before it seeks past the rest of it.
+pub(crate) const STEPS_BEFORE_SEEK: usize = 4;
 
 impl StoreScanner {
     pub fn new(heap: Heap, matcher: Matcher, max_row_size: u64) -> StoreScanner {
@@ -60,6 +49,7 @@ impl StoreScanner {
             pending: None,
             essential: true,
             closed: false,
+            column: ColumnKey::default(),
         }
     }
 
@@ -111,24 +101,16 @@ impl StoreScanner {
 
     /// Moves past every cell of the column under the heap. Most columns hold one
     /// visible version, so the next cell is usually in the next column already: step a
-    /// few times before seeking, as HBase's `trySkipToNextColumn` does — a seek costs a
-    /// comparison chain in every cursor. Once the heap's least cell is past the column,
-    /// every cursor is, which is where a seek would have left them.
+    /// few times before seeking — a seek costs a comparison chain in every cursor —
+    /// unless the MemStore knows more versions follow (see `column_key`). Reversed,
+    /// it seeks at once.
     fn skip_to_next_column(&mut self) -> Result<()> {
-        const STEPS_BEFORE_SEEK: usize = 4;
-        let Some(current) = self.heap.peek().cloned() else {
-            return Ok(());
+        let steps = if self.heap.is_reversed() {
+            0
+        } else {
+            STEPS_BEFORE_SEEK
         };
-        if !self.heap.is_reversed() {
-            for _ in 0..STEPS_BEFORE_SEEK {
-                self.heap.advance()?;
-                match self.heap.peek() {
-                    Some(next) if same_column(next, &current) => {}
-                    _ => return Ok(()),
-                }
-            }
-        }
-        self.seek(&last_on_column(&current))
+        skip_column(&mut self.heap, &mut self.column, steps)
     }
 
     /// Skips the rest of `row`.
