@@ -97,21 +97,33 @@ impl<R: Deref<Target = HFileReader>> FileScanner<R> {
     /// Moves forward to the first cell whose key is ≥ `key`, searching the current block
     /// first (cheap when the target is near); never moves backward.
     pub fn reseek(&mut self, key: &KeyRef<'_>) -> Result<bool> {
-        let Some(block) = self.block.clone() else {
+        /// Cells looked at one by one before a search: a reseek mostly goes to the
+        /// next column or row, a cell or two on.
+        const NEAR: usize = 3;
+        let Some(block) = self.block.as_ref() else {
             return Ok(false);
         };
-        let Some(cur) = block.cells.get(self.pos) else {
+        let cells = &block.cells;
+        let Some(cur) = cells.get(self.pos) else {
             return Ok(false);
         };
         if compare_keys(&cur.key_ref(), key) != Ordering::Less {
             return Ok(true);
         }
-        let in_block = block
-            .cells
-            .last()
-            .is_some_and(|last| compare_keys(&last.key_ref(), key) != Ordering::Less);
+        let near_end = cells.len().min(self.pos + 1 + NEAR);
+        let near = cells[self.pos + 1..near_end]
+            .iter()
+            .position(|c| compare_keys(&c.key_ref(), key) != Ordering::Less);
+        if let Some(i) = near {
+            self.pos += 1 + i;
+            return Ok(true);
+        }
+        let in_block = near_end < cells.len()
+            && cells
+                .last()
+                .is_some_and(|last| compare_keys(&last.key_ref(), key) != Ordering::Less);
         if in_block {
-            self.pos = block.lower_bound(self.pos, key);
+            self.pos = block.lower_bound(near_end, key);
             return Ok(true);
         }
         self.seek(key)

@@ -101,6 +101,7 @@ fn check_seeks(r: &HFileReader, cells: &[Cell], probes: &[Cell]) {
         let first_of_row = cells.iter().find(|c| c.row() >= p.row());
         assert_eq!(s.current(), first_of_row);
     }
+    check_reseeks(r, cells, probes);
     for c in cells {
         assert!(r.might_contain_row(c.row()).unwrap());
         assert!(r.might_contain_row_col(c.row(), c.qualifier()).unwrap());
@@ -109,6 +110,37 @@ fn check_seeks(r: &HFileReader, cells: &[Cell], probes: &[Cell]) {
             CellType::DeleteFamily | CellType::DeleteFamilyVersion
         ) {
             assert!(r.might_contain_delete_family(c.row()).unwrap());
+        }
+    }
+}
+
+/// One cursor reseeked forward through ascending keys (every cell's, a few cells
+/// apart, and the probes') lands where a fresh search would, near and far, across
+/// blocks; a reseek to a key behind it leaves it where it is.
+fn check_reseeks(r: &HFileReader, cells: &[Cell], probes: &[Cell]) {
+    for stride in [1, 2, 5] {
+        let mut keys: Vec<&Cell> = probes.iter().chain(cells.iter().step_by(stride)).collect();
+        keys.sort_by(|a, b| compare_keys(&a.key_ref(), &b.key_ref()));
+        let mut s = r.scanner();
+        if !s.seek_to_first().unwrap() {
+            continue;
+        }
+        let mut last: Option<&Cell> = None;
+        for k in keys {
+            let key = k.key_ref();
+            let want = cells
+                .iter()
+                .find(|c| compare_keys(&c.key_ref(), &key) != Ordering::Less);
+            assert_eq!(s.reseek(&key).unwrap(), want.is_some());
+            assert_eq!(s.current(), want, "reseek by {stride}");
+            if let (Some(prev), Some(_)) = (last, want) {
+                assert!(s.reseek(&prev.key_ref()).unwrap());
+                assert_eq!(s.current(), want, "a reseek backward moved the cursor");
+            }
+            if want.is_none() {
+                break;
+            }
+            last = Some(k);
         }
     }
 }
