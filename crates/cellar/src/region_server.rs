@@ -111,6 +111,11 @@ impl RegionServer {
         &self.wal
     }
 
+    /// The block cache every region hosted here reads through.
+    pub fn block_cache(&self) -> &Arc<BlockCache> {
+        &self.cache
+    }
+
     /// What a region hosted here runs with.
     pub fn context(&self) -> RegionContext {
         RegionContext {

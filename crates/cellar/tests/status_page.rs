@@ -105,6 +105,11 @@ async fn metrics_parse_and_count() {
     assert_eq!(regions.len(), 2);
     assert!(value(&s, "hbase_wal_appendCount", &[]).unwrap() >= 1.0);
     assert!(value(&s, "hbase_ipc_numCallsTotal", &[]).unwrap() > 3.0);
+    // The scan after the flush read the two regions' files through the block cache.
+    assert!(value(&s, "hbase_regionserver_blockCacheMissCount", &[]).unwrap() >= 2.0);
+    assert!(value(&s, "hbase_regionserver_blockCacheCount", &[]).unwrap() >= 2.0);
+    assert!(value(&s, "hbase_regionserver_blockCacheSize", &[]).unwrap() > 200.0 * 64.0);
+    assert!(value(&s, "hbase_regionserver_blockCacheHitCount", &[]).is_some());
     let multi = s
         .samples
         .iter()

@@ -242,6 +242,12 @@ impl Database {
         self.server.wal()
     }
 
+    /// The block cache's hits, misses, blocks and bytes held (HBase's blockCacheHitCount,
+    /// blockCacheMissCount, blockCacheCount and blockCacheSize).
+    pub fn block_cache_stats(&self) -> cellar_hfile::CacheStats {
+        self.server.block_cache().stats()
+    }
+
     /// Creates a table of one region.
     pub fn create_table(&self, desc: TableDescriptor) -> Result<()> {
         self.master.create_table(desc, Vec::new())

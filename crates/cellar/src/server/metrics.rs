@@ -379,10 +379,11 @@ pub fn render(ctx: &Context) -> String {
     }
     let procs = ctx.db.master().procedure_counts();
     let wal = ctx.db.wal().stats();
+    let cache = ctx.db.block_cache_stats();
     let c = &ctx.counters;
     let load = |a: &std::sync::atomic::AtomicU64| a.load(Ordering::Relaxed) as f64;
     let loadu = |a: &std::sync::atomic::AtomicUsize| a.load(Ordering::Relaxed) as f64;
-    let scalars: [(&str, &str, &str, f64); 12] = [
+    let scalars: [(&str, &str, &str, f64); 16] = [
         (
             "hbase_regionserver_splitSuccessCount",
             "counter",
@@ -448,6 +449,30 @@ pub fn render(ctx: &Context) -> String {
             "counter",
             "Connections accepted.",
             load(&c.connections_total),
+        ),
+        (
+            "hbase_regionserver_blockCacheHitCount",
+            "counter",
+            "Block reads answered by the block cache.",
+            cache.hits as f64,
+        ),
+        (
+            "hbase_regionserver_blockCacheMissCount",
+            "counter",
+            "Block reads the block cache could not answer (read from the file).",
+            cache.misses as f64,
+        ),
+        (
+            "hbase_regionserver_blockCacheCount",
+            "gauge",
+            "Blocks in the block cache.",
+            cache.blocks as f64,
+        ),
+        (
+            "hbase_regionserver_blockCacheSize",
+            "gauge",
+            "Bytes the block cache holds.",
+            cache.used_bytes as f64,
         ),
         (
             "hbase_regionserver_openScanners",
