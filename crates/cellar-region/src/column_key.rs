@@ -18,41 +18,54 @@ pub(crate) trait ColumnWalk {
     fn column_goes_on(&self) -> bool;
 }
 
-/// A column's row, family and qualifier, copied into a buffer the read keeps.
+/// A column's row, family and qualifier, copied into a buffer the read keeps: the
+/// start of the cell's flat key (row length, row, family length, family, qualifier),
+/// which names the column alone, in one copy.
 #[derive(Debug, Default)]
 pub(crate) struct ColumnKey {
     buf: Vec<u8>,
-    row_end: usize,
-    family_end: usize,
+    row_len: usize,
+    family_len: usize,
+}
+
+/// The bytes of a flat key after its column: timestamp and type.
+const KEY_TAIL: usize = 9;
+
+/// The part of `cell`'s flat key that names its column.
+fn column_part(cell: &Cell) -> &[u8] {
+    let key = cell.key();
+    key.get(..key.len().saturating_sub(KEY_TAIL))
+        .unwrap_or_default()
 }
 
 impl ColumnKey {
     fn set(&mut self, cell: &Cell) {
         self.buf.clear();
-        self.buf.extend_from_slice(cell.row());
-        self.row_end = self.buf.len();
-        self.buf.extend_from_slice(cell.family());
-        self.family_end = self.buf.len();
-        self.buf.extend_from_slice(cell.qualifier());
+        self.buf.extend_from_slice(column_part(cell));
+        self.row_len = cell.row().len();
+        self.family_len = cell.family().len();
+    }
+
+    fn part(&self, from: usize, to: usize) -> &[u8] {
+        self.buf.get(from..to).unwrap_or_default()
     }
 
     fn row(&self) -> &[u8] {
-        &self.buf[..self.row_end]
+        self.part(2, 2 + self.row_len)
     }
 
     fn family(&self) -> &[u8] {
-        &self.buf[self.row_end..self.family_end]
+        let start = 3 + self.row_len;
+        self.part(start, start + self.family_len)
     }
 
     fn qualifier(&self) -> &[u8] {
-        &self.buf[self.family_end..]
+        self.part(3 + self.row_len + self.family_len, self.buf.len())
     }
 
     /// Whether `cell` is of this column.
     pub(crate) fn holds(&self, cell: &Cell) -> bool {
-        same_bytes(cell.qualifier(), self.qualifier())
-            && same_bytes(cell.row(), self.row())
-            && same_bytes(cell.family(), self.family())
+        same_bytes(column_part(cell), &self.buf)
     }
 
     /// The key after every cell of the column.
@@ -213,6 +226,20 @@ mod tests {
         let next = source.peek().cloned().unwrap_or_else(|| panic!("no cell"));
         assert_eq!(next.qualifier(), b"q01");
         assert!(!column.holds(&next));
+        // Another row, family or qualifier is another column, however the bytes
+        // of the three would run together.
+        for (row, family, qualifier) in [
+            ("row", "f", "q0"),
+            ("rowf", "", "q00"),
+            ("ro", "wf", "q00"),
+            ("row", "fq", "00"),
+            ("rox", "f", "q00"),
+        ] {
+            let other = Cell::put(row, family, qualifier, 1, "v").unwrap_or_else(|e| panic!("{e}"));
+            assert!(!column.holds(&other), "{row}/{family}/{qualifier}");
+        }
+        let same = Cell::put("row", "f", "q00", 7, "w").unwrap_or_else(|e| panic!("{e}"));
+        assert!(column.holds(&same));
         let key = column.last_on_column();
         assert_eq!(
             (key.row, key.family, key.qualifier),
