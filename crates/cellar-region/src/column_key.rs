@@ -6,6 +6,7 @@
 
 use cellar_types::{same_bytes, Cell, CellType, KeyRef};
 
+use crate::cursor::CellCursor;
 use crate::error::Result;
 
 /// What can be moved past a column: a store's merge heap or one of its sources.
@@ -16,6 +17,26 @@ pub(crate) trait ColumnWalk {
     /// Whether another version of the column under the walk is known to follow it (a
     /// MemStore cell that carries a jump past its column's older versions).
     fn column_goes_on(&self) -> bool;
+}
+
+impl<C: CellCursor> ColumnWalk for C {
+    #[inline]
+    fn peek(&self) -> Option<&Cell> {
+        CellCursor::peek(self)
+    }
+
+    #[inline]
+    fn advance(&mut self) -> Result<()> {
+        CellCursor::advance(self)
+    }
+
+    fn reseek(&mut self, key: &KeyRef<'_>) -> Result<()> {
+        CellCursor::reseek(self, key)
+    }
+
+    fn column_goes_on(&self) -> bool {
+        CellCursor::column_goes_on(self)
+    }
 }
 
 /// A column's row, family and qualifier, copied into a buffer the read keeps: the

@@ -24,6 +24,11 @@ pub trait CellCursor: Send {
     /// Moves to the first visible cell of the greatest row below `row` (an empty `row`
     /// means above every row); nothing when there is none (for reversed scans).
     fn seek_to_previous_row(&mut self, row: &[u8]) -> Result<()>;
+    /// Whether another version of the column under the cursor is known to follow it
+    /// (a MemStore cell that carries a jump past its column's older versions).
+    fn column_goes_on(&self) -> bool {
+        false
+    }
 }
 
 /// One source of a store under a read: a MemStore segment or a store file. The merge
@@ -76,23 +81,6 @@ impl CellCursor for Source {
             Source::File(c) => c.seek_to_previous_row(row),
         }
     }
-}
-
-impl crate::column_key::ColumnWalk for Source {
-    #[inline]
-    fn peek(&self) -> Option<&Cell> {
-        CellCursor::peek(self)
-    }
-
-    #[inline]
-    fn advance(&mut self) -> Result<()> {
-        CellCursor::advance(self)
-    }
-
-    fn reseek(&mut self, key: &KeyRef<'_>) -> Result<()> {
-        CellCursor::reseek(self, key)
-    }
-
     fn column_goes_on(&self) -> bool {
         match self {
             Source::Mem(c) => c.column_goes_on(),
@@ -150,13 +138,6 @@ impl MemCursor {
     }
 }
 
-impl MemCursor {
-    /// Whether an older version of the column under the cursor follows in the segment.
-    pub(crate) fn column_goes_on(&self) -> bool {
-        self.at.is_some_and(|p| self.seg.column_goes_on(p))
-    }
-}
-
 impl CellCursor for MemCursor {
     #[inline]
     fn peek(&self) -> Option<&Cell> {
@@ -177,6 +158,10 @@ impl CellCursor for MemCursor {
                 .reseek_visible(p, key, self.read_point, self.row_only);
         }
         Ok(())
+    }
+
+    fn column_goes_on(&self) -> bool {
+        self.at.is_some_and(|p| self.seg.column_goes_on(p))
     }
 
     fn seek_to_previous_row(&mut self, row: &[u8]) -> Result<()> {

@@ -146,8 +146,7 @@ impl Heap {
 
     /// Whether the least cursor knows of another version of its column after its cell.
     pub(crate) fn column_goes_on(&self) -> bool {
-        self.min
-            .is_some_and(|i| matches!(&self.cursors[i], Source::Mem(c) if c.column_goes_on()))
+        self.min.is_some_and(|i| self.cursors[i].column_goes_on())
     }
 
     /// Reversed: the row being read while it has cells left, otherwise the greatest
