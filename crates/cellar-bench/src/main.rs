@@ -214,6 +214,11 @@ fn run_one(args: &Args, w: &Workload, t: &str, spec: &RunSpec) -> Result<report:
     let load = runner::load(&target, spec);
     target.settle()?;
     let run = runner::run(&target, w, spec);
+    if std::env::var_os("CELLAR_BENCH_CACHE_STATS").is_some() {
+        if let Some(note) = target.cache_note() {
+            eprintln!("{} {t}: {note}", w.name);
+        }
+    }
     let disk = target.disk_bytes();
     drop(target);
     if !args.keep {

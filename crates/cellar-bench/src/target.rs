@@ -27,6 +27,10 @@ pub trait Target: Send + Sync {
     fn settle(&self) -> Result<(), String>;
     /// Bytes on disk.
     fn disk_bytes(&self) -> u64;
+    /// The block cache's counts so far, when the store reports them.
+    fn cache_note(&self) -> Option<String> {
+        None
+    }
 }
 
 pub fn dir_size(p: &Path) -> u64 {
@@ -148,6 +152,17 @@ impl Target for CellarTarget {
 
     fn disk_bytes(&self) -> u64 {
         dir_size(&self.dir)
+    }
+
+    fn cache_note(&self) -> Option<String> {
+        let s = self.db.block_cache_stats();
+        Some(format!(
+            "block cache {} hits, {} misses, {} blocks, {:.1} MiB",
+            s.hits,
+            s.misses,
+            s.blocks,
+            s.used_bytes as f64 / (1024.0 * 1024.0)
+        ))
     }
 }
 

@@ -42,6 +42,11 @@ impl Codec {
         self == Codec::KeyValueWithTags
     }
 
+    /// Bytes `cell` takes in a block (its length prefix included).
+    pub fn block_size(self, cell: &Cell) -> usize {
+        4 + cell.serialized_size(self.with_tags())
+    }
+
     /// Appends `cell` to a block.
     pub fn write(self, cell: &Cell, out: &mut Vec<u8>) {
         let len = cell.serialized_size(self.with_tags()) as u32;

@@ -24,10 +24,32 @@ fn prefix(table: &str, start: &[u8], id: i64) -> Vec<u8> {
     out
 }
 
+/// Characters of an MD5 encoded name (HBase's `MD5_HEX_LENGTH`).
+pub const ENCODED_LEN: usize = 32;
+
 /// The encoded name an HBase client computes for a region.
 pub fn encoded_name(table: &str, start: &[u8], id: i64) -> String {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
     let digest = Md5::digest(prefix(table, start, id));
-    digest.iter().map(|b| format!("{b:02x}")).collect()
+    let mut out = String::with_capacity(ENCODED_LEN);
+    for b in digest {
+        out.push(char::from(HEX[usize::from(b >> 4)]));
+        out.push(char::from(HEX[usize::from(b & 0xf)]));
+    }
+    out
+}
+
+/// The encoded part a new-format full name carries (`….<32 hex digits>.`), as HBase's
+/// `RegionInfo.encodeRegionName` reads it without hashing again; None for a name
+/// without one (the old format of `hbase:meta,,1`, or a malformed name).
+pub fn encoded_part(name: &[u8]) -> Option<&str> {
+    let body = name.strip_suffix(b".")?;
+    let start = body.len().checked_sub(ENCODED_LEN)?;
+    let (head, encoded) = body.split_at(start);
+    if !head.ends_with(b".") || !encoded.iter().all(u8::is_ascii_hexdigit) {
+        return None;
+    }
+    std::str::from_utf8(encoded).ok()
 }
 
 /// The full region name.
@@ -105,5 +127,20 @@ mod tests {
             format!("{:x}", Md5::digest(b"t,,1"))
         );
         assert_eq!(encoded_name("t", b"", 1).len(), 32);
+    }
+
+    #[test]
+    fn the_encoded_part_of_a_full_name_is_read_not_hashed() {
+        let n = region_name("ns:t", b"a.b,c", 1700000000000);
+        assert_eq!(
+            encoded_part(&n),
+            Some(encoded_name("ns:t", b"a.b,c", 1700000000000).as_str())
+        );
+        assert_eq!(encoded_part(META_REGION_NAME), None);
+        assert_eq!(encoded_part(b"t,,1"), None);
+        assert_eq!(encoded_part(b"t,,1."), None);
+        // 32 characters that are not hex digits, or no dot before them.
+        assert_eq!(encoded_part(format!("t,,1.{}.", "z".repeat(32)).as_bytes()), None);
+        assert_eq!(encoded_part(format!("t,,1{}.", "a".repeat(32)).as_bytes()), None);
     }
 }

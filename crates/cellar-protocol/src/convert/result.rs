@@ -49,6 +49,8 @@ pub fn result_to_pb(r: &RowResult, codec: Option<Codec>, block: &mut Vec<u8>) ->
     };
     match codec {
         Some(codec) => {
+            // Room for the row's cells at once: a block grown by doubling copies them.
+            block.reserve(r.cells.iter().map(|c| codec.block_size(c)).sum());
             for c in &r.cells {
                 codec.write(c, block);
             }

@@ -5,6 +5,7 @@
 //! or create). A name that is still unknown, or a region not online, is
 //! NotServingRegionException, and the client looks the region up again.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 
@@ -20,13 +21,13 @@ use crate::master::Master;
 pub enum Target {
     /// `hbase:meta,,1`, served from the catalog.
     Meta,
-    Region(Arc<Region>, RegionInfo),
+    Region(Arc<Region>, Arc<RegionInfo>),
 }
 
 #[derive(Default)]
 pub struct RegionDirectory {
     /// Wire encoded name → the region's info (with Cellar's encoded name).
-    by_wire: RwLock<HashMap<String, RegionInfo>>,
+    by_wire: RwLock<HashMap<String, Arc<RegionInfo>>>,
 }
 
 fn not_serving(what: &str) -> Error {
@@ -41,12 +42,12 @@ impl RegionDirectory {
         let mut map = HashMap::new();
         for e in master.catalog_entries() {
             let wire = region_name::encoded_name(&e.info.table, &e.info.start, e.info.id);
-            map.insert(wire, e.info);
+            map.insert(wire, Arc::new(e.info));
         }
         *self.by_wire.write().unwrap_or_else(|e| e.into_inner()) = map;
     }
 
-    fn lookup(&self, wire: &str) -> Option<RegionInfo> {
+    fn lookup(&self, wire: &str) -> Option<Arc<RegionInfo>> {
         self.by_wire
             .read()
             .unwrap_or_else(|e| e.into_inner())
@@ -54,20 +55,26 @@ impl RegionDirectory {
             .cloned()
     }
 
-    /// The region named by a specifier.
+    /// The region named by a specifier. A full name's encoded part is read from its
+    /// tail (every call carries one); only a name without it is parsed and hashed.
     pub fn resolve(&self, master: &Master, spec: &pb::RegionSpecifier) -> Result<Target, Error> {
         let value = &spec.value[..];
-        let wire = match RegionSpecifierType::try_from(spec.r#type) {
+        let wire: Cow<'_, str> = match RegionSpecifierType::try_from(spec.r#type) {
             Ok(RegionSpecifierType::RegionName) => {
                 if value == META_REGION_NAME || value.starts_with(b"hbase:meta,") {
                     return Ok(Target::Meta);
                 }
-                let p = region_name::parse(value)
-                    .map_err(|e| Error::new(ErrorKind::NotServingRegion, e.to_string()))?;
-                region_name::encoded_name(&p.table, &p.start, p.id)
+                match region_name::encoded_part(value) {
+                    Some(encoded) => Cow::Borrowed(encoded),
+                    None => {
+                        let p = region_name::parse(value)
+                            .map_err(|e| Error::new(ErrorKind::NotServingRegion, e.to_string()))?;
+                        Cow::Owned(region_name::encoded_name(&p.table, &p.start, p.id))
+                    }
+                }
             }
             Ok(RegionSpecifierType::EncodedRegionName) => {
-                let s = String::from_utf8_lossy(value).into_owned();
+                let s = String::from_utf8_lossy(value);
                 if s == META_ENCODED_NAME {
                     return Ok(Target::Meta);
                 }
@@ -91,7 +98,7 @@ impl RegionDirectory {
                             .catalog_entries()
                             .into_iter()
                             .find(|e| e.info.encoded == wire)
-                            .map(|e| e.info)
+                            .map(|e| Arc::new(e.info))
                     })
                     .ok_or_else(|| not_serving(&String::from_utf8_lossy(value)))?
             }
