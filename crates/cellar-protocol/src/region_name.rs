@@ -140,7 +140,13 @@ mod tests {
         assert_eq!(encoded_part(b"t,,1"), None);
         assert_eq!(encoded_part(b"t,,1."), None);
         // 32 characters that are not hex digits, or no dot before them.
-        assert_eq!(encoded_part(format!("t,,1.{}.", "z".repeat(32)).as_bytes()), None);
-        assert_eq!(encoded_part(format!("t,,1{}.", "a".repeat(32)).as_bytes()), None);
+        assert_eq!(
+            encoded_part(format!("t,,1.{}.", "z".repeat(32)).as_bytes()),
+            None
+        );
+        assert_eq!(
+            encoded_part(format!("t,,1{}.", "a".repeat(32)).as_bytes()),
+            None
+        );
     }
 }

@@ -35,6 +35,9 @@ pub struct StoreScanner {
     closed: bool,
     /// The column being skipped.
     column: ColumnKey,
+    /// The last row a forward read can return (a Get's row, an inclusive stop row):
+    /// past it the store closes instead of seeking to the next row.
+    last_row: Option<Vec<u8>>,
 }
 
 /// Steps a read takes within a column before it seeks past the rest of it.
@@ -50,7 +53,15 @@ impl StoreScanner {
             essential: true,
             closed: false,
             column: ColumnKey::default(),
+            last_row: None,
         }
+    }
+
+    /// Ends a forward read at `row`, its last (HBase's `moreRowsMayExistAfter`): done
+    /// with that row, the store closes rather than seeking its sources to the next one.
+    pub fn ending_at(mut self, row: Vec<u8>) -> StoreScanner {
+        self.last_row = Some(row);
+        self
     }
 
     /// Marks the family as one the filter does not need: read only for rows found in
@@ -113,10 +124,15 @@ impl StoreScanner {
         skip_column(&mut self.heap, &mut self.column, steps)
     }
 
-    /// Skips the rest of `row`.
+    /// Skips the rest of `row`; after the read's last row, closes instead.
     pub fn skip_row(&mut self, row: &[u8]) -> Result<()> {
         if self.heap.is_reversed() {
             return self.heap.step_back(row);
+        }
+        if self.last_row.as_deref().is_some_and(|last| row >= last) {
+            self.closed = true;
+            self.pending = None;
+            return Ok(());
         }
         self.heap.reseek(&KeyRef::last_on_row(row))
     }
@@ -280,5 +296,94 @@ impl StoreScanner {
             row: row.to_vec(),
             family: family.to_vec(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::Ordering as AtomicOrdering;
+    use std::sync::Arc;
+
+    use cellar_api::{FilterSpec, TimeRange};
+    use cellar_types::Cell;
+
+    use super::*;
+    use crate::cursor::{MemCursor, Source};
+    use crate::descriptor::FamilyDescriptor;
+    use crate::matcher::MatchParams;
+    use crate::memstore::MemSegment;
+
+    /// Row `a` with 40 columns, then rows `b` and `c`.
+    fn rows() -> Arc<MemSegment> {
+        let seg = MemSegment::new();
+        let mut seq = 0;
+        let mut add = |row: &str, q: String| {
+            seq += 1;
+            let c = Cell::put(row, "f", q, 1, "v")
+                .map(|c| c.with_seq_id(seq))
+                .unwrap_or_else(|e| panic!("{e}"));
+            seg.add(c, 0);
+        };
+        for q in 0..40 {
+            add("a", format!("q{q:02}"));
+        }
+        add("b", "q00".into());
+        add("c", "q00".into());
+        Arc::new(seg)
+    }
+
+    /// Reads row `a` through a filter that ends the row after three columns; returns
+    /// the cells, the row the store is on next, and the cells its sources walked.
+    fn read_a(seg: &Arc<MemSegment>, last_row: Option<&str>) -> (usize, Option<Vec<u8>>, usize) {
+        let start = KeyRef::first_on_row(b"a");
+        let cursor =
+            MemCursor::new(seg.clone(), u64::MAX, &start).unwrap_or_else(|e| panic!("{e}"));
+        let heap = Heap::new(vec![Source::Mem(cursor)]);
+        let family = FamilyDescriptor::new("f");
+        let params = MatchParams::new(&family, 1, TimeRange::ALL, None, false, 0);
+        let mut scanner = StoreScanner::new(heap, Matcher::new(params), u64::MAX);
+        if let Some(last) = last_row {
+            scanner = scanner.ending_at(last.as_bytes().to_vec());
+        }
+        let mut filter = cellar_filter::build(&FilterSpec::ColumnPagination {
+            limit: 3,
+            offset: 0,
+            column_offset: None,
+        })
+        .unwrap_or_else(|e| panic!("{e}"));
+        seg.walked.swap(0, AtomicOrdering::Relaxed);
+        let (mut out, mut bytes) = (Vec::new(), 0);
+        let progress = scanner
+            .read_row(
+                b"a",
+                Some(filter.as_mut()),
+                &mut out,
+                usize::MAX,
+                u64::MAX,
+                &mut bytes,
+            )
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(progress, RowProgress::Done);
+        let next = scanner.peek_row().map(<[u8]>::to_vec);
+        (out.len(), next, seg.walked.load(AtomicOrdering::Relaxed))
+    }
+
+    /// HBase's `moreRowsMayExistAfter`: a read whose last row is done (a Get, an
+    /// inclusive stop row) closes the store rather than seeking past the row's other
+    /// columns to the next row; a read that goes on seeks there.
+    #[test]
+    fn a_read_done_with_its_last_row_closes_instead_of_seeking_on() {
+        let seg = rows();
+        let (cells, next, walked_on) = read_a(&seg, None);
+        assert_eq!((cells, next.as_deref()), (3, Some(&b"b"[..])));
+        let (cells, next, walked_closed) = read_a(&seg, Some("a"));
+        assert_eq!((cells, next), (3, None));
+        assert!(
+            walked_closed < walked_on,
+            "closing walked {walked_closed} cells, seeking on {walked_on}"
+        );
+        // A later last row does not end the read at `a`.
+        let (_, next, _) = read_a(&seg, Some("b"));
+        assert_eq!(next.as_deref(), Some(&b"b"[..]));
     }
 }
