@@ -64,4 +64,10 @@ pub trait Filter: Debug + Send {
     }
     /// The scan runs backward.
     fn set_reversed(&mut self, _reversed: bool) {}
+    /// Whether the filter decides on cells alone: `filter_cell`, `transform_cell` and
+    /// `next_cell_hint`, with no row-key, row or row-cells verdict and never done
+    /// before the read ends (a Get may then be read by stepping its one source).
+    fn cells_only(&self) -> bool {
+        false
+    }
 }

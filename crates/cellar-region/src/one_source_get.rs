@@ -3,7 +3,9 @@
 //! segment being flushed, the store files its bloom filters do not rule out), each
 //! positioned at the row. When in every store at most one source stands on the row —
 //! a row written since the last flush, or a row in one store file — and the Get has no
-//! filter, the row is read by stepping that source directly: the same cells in the
+//! filter or one that decides on cells alone (a page of columns, a column range or
+//! prefix: `Filter::cells_only`), the row is read by stepping that source directly,
+//! the filter asked about its cells as the store scanner asks it: the same cells in the
 //! same order, decided by the same matcher (columns, versions, time range, TTL,
 //! MIN_VERSIONS, delete markers) with the same moves on its verdicts, as the store
 //! scanner's `read_row` makes over a merge of that one source, without the merge
@@ -12,6 +14,7 @@
 
 use std::cmp::Ordering;
 
+use cellar_filter::Filter;
 use cellar_types::{compare_keys, same_bytes, Cell, KeyRef};
 
 use crate::column_key::{skip_column, ColumnKey};
@@ -37,7 +40,7 @@ fn on_row(source: &Source, row: &[u8]) -> bool {
 /// store when it may (see the module documentation), with room for `cells` cells;
 /// RowTooBig past the row size limit in a store, as the scanner would.
 pub(crate) fn read(scanner: &mut RegionScanner, row: &[u8], cells: usize) -> Result<Outcome> {
-    if scanner.has_filter() {
+    if !scanner.filter_cells_only() {
         return Ok(Outcome::Scan);
     }
     let alone = scanner
@@ -49,12 +52,19 @@ pub(crate) fn read(scanner: &mut RegionScanner, row: &[u8], cells: usize) -> Res
     }
     let mut out = Vec::with_capacity(cells.min(256));
     let mut column = ColumnKey::default();
-    for s in scanner.stores_mut() {
+    let (stores, mut filter) = scanner.stores_and_filter_mut();
+    for s in stores {
         let (heap, matcher, max_row_size) = s.parts_mut();
         let Some(source) = heap.sources_mut().iter_mut().find(|c| on_row(c, row)) else {
             continue;
         };
-        read_store(source, matcher, row, max_row_size, &mut out, &mut column)?;
+        let store = StoreRead {
+            matcher,
+            row,
+            max_row_size,
+            filter: filter.as_deref_mut(),
+        };
+        read_store(source, store, &mut out, &mut column)?;
     }
     Ok(Outcome::Row(RowResult {
         row: row.to_vec(),
@@ -65,23 +75,37 @@ pub(crate) fn read(scanner: &mut RegionScanner, row: &[u8], cells: usize) -> Res
     }))
 }
 
+/// What one store's read of the row decides with.
+struct StoreRead<'a> {
+    matcher: &'a mut Matcher,
+    row: &'a [u8],
+    max_row_size: u64,
+    /// The Get's filter, one that decides on cells alone.
+    filter: Option<&'a mut (dyn Filter + 'static)>,
+}
+
 /// One store's cells of `row` from `source` into `out`, as the store scanner's
-/// `read_row` (forward, no filter) reads them from a merge of that one source.
+/// `read_row` (forward, with no filter or one that decides on cells alone) reads them
+/// from a merge of that one source.
 fn read_store(
     source: &mut Source,
-    matcher: &mut Matcher,
-    row: &[u8],
-    max_row_size: u64,
+    read: StoreRead<'_>,
     out: &mut Vec<Cell>,
     column: &mut ColumnKey,
 ) -> Result<()> {
+    let StoreRead {
+        matcher,
+        row,
+        max_row_size,
+        mut filter,
+    } = read;
     let mut size: u64 = 0;
     matcher.enter_row(row);
     while let Some(cell) = source.peek() {
         if !same_bytes(cell.row(), row) {
             break;
         }
-        let code = matcher.match_cell(cell, None);
+        let code = matcher.match_cell(cell, filter.as_deref_mut());
         let in_empty_column = cell.qualifier().is_empty();
         if matches!(
             code,
@@ -89,15 +113,19 @@ fn read_store(
                 | MatchCode::IncludeAndSeekNextCol
                 | MatchCode::IncludeAndSeekNextRow
         ) {
-            size += cell.serialized_size(true) as u64;
+            let kept = match filter.as_deref() {
+                Some(f) => f.transform_cell(cell.clone()),
+                None => cell.clone(),
+            };
+            size += kept.serialized_size(true) as u64;
             if size > max_row_size {
                 return Err(RegionError::RowTooBig {
                     limit: max_row_size,
                     row: row.to_vec(),
-                    family: cell.family().to_vec(),
+                    family: kept.family().to_vec(),
                 });
             }
-            out.push(cell.clone());
+            out.push(kept);
         }
         match code {
             MatchCode::Include | MatchCode::Skip => source.advance()?,

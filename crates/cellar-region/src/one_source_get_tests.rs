@@ -1,9 +1,11 @@
 //! The one-source Get held to the general read path: random puts (several versions,
 //! equal timestamps, four families: many versions, one version, KEEP_DELETED_CELLS, and
 //! a TTL with MIN_VERSIONS), deletes of every kind, flushes in between, and Gets of
-//! every shape without a filter (families, named columns, versions, time ranges).
-//! Every Get answers as the general path does, the one-source path answers a good
-//! share of them itself, and leaves the others.
+//! every shape (families, named columns, versions, time ranges), some through a filter
+//! that decides on cells alone (pages of columns, column ranges and prefixes, keys
+//! only, timestamps, qualifiers) or one with row-level verdicts. Every Get answers as
+//! the general path does, the one-source path answers a good share of them itself,
+//! and leaves the others.
 #![allow(clippy::unwrap_used)]
 
 use rand::rngs::SmallRng;
@@ -12,7 +14,7 @@ use rand::{Rng, SeedableRng};
 use crate::descriptor::{FamilyDescriptor, TableDescriptor};
 use crate::region::Region;
 use crate::{Config, KeepDeletedCells};
-use cellar_api::{Delete, Get, Put, RowResult, TimeRange};
+use cellar_api::{Comparator, CompareOp, Delete, FilterSpec, Get, Put, RowResult, TimeRange};
 
 const T0: i64 = 1_700_000_000_000;
 const FAMILIES: [&str; 4] = ["a", "b", "k", "t"];
@@ -80,14 +82,54 @@ fn random_get(rng: &mut SmallRng, row: Vec<u8>) -> Get {
         let min = stamp(rng) - 300;
         get.time_range = TimeRange::new(min, min + 300 * rng.random_range(1..6));
     }
+    if rng.random_bool(0.4) {
+        get = get.filter(random_filter(rng));
+    }
     get
+}
+
+/// A filter of a Get: mostly one that decides on cells alone, sometimes one with
+/// row-level verdicts (which the one-source path leaves to the scanner).
+fn random_filter(rng: &mut SmallRng) -> FilterSpec {
+    let q = |rng: &mut SmallRng| {
+        ["", "q1", "q2", "q3"][rng.random_range(0..4)]
+            .as_bytes()
+            .to_vec()
+    };
+    match rng.random_range(0..10) {
+        0 => FilterSpec::ColumnPagination {
+            limit: rng.random_range(1..4),
+            offset: rng.random_range(0..3),
+            column_offset: None,
+        },
+        1 => FilterSpec::ColumnPagination {
+            limit: rng.random_range(1..4),
+            offset: 0,
+            column_offset: Some(q(rng)),
+        },
+        2 => FilterSpec::ColumnRange {
+            min: Some(q(rng)).filter(|_| rng.random_bool(0.8)),
+            min_inclusive: rng.random_bool(0.5),
+            max: Some(q(rng)).filter(|_| rng.random_bool(0.8)),
+            max_inclusive: rng.random_bool(0.5),
+        },
+        3 => FilterSpec::ColumnPrefix(b"q".to_vec()),
+        4 => FilterSpec::MultipleColumnPrefix(vec![b"q1".to_vec(), b"q3".to_vec()]),
+        5 => FilterSpec::KeyOnly {
+            len_as_value: rng.random_bool(0.5),
+        },
+        6 => FilterSpec::Timestamps(vec![stamp(rng), stamp(rng)]),
+        7 => FilterSpec::Qualifier(CompareOp::GreaterOrEqual, Comparator::Binary(q(rng))),
+        8 => FilterSpec::ColumnCountGet(rng.random_range(1..4)),
+        _ => FilterSpec::Prefix(b"row1".to_vec()),
+    }
 }
 
 #[test]
 fn one_source_gets_answer_as_the_general_path() {
     let region = region(Config::default());
     let mut rng = SmallRng::seed_from_u64(19);
-    let (mut answered, mut left) = (0, 0);
+    let (mut answered, mut left, mut filtered) = (0, 0, 0);
     // Rows written lately, which Gets mostly ask for.
     let mut recent: Vec<Vec<u8>> = Vec::new();
     for step in 0..8_000 {
@@ -134,6 +176,13 @@ fn one_source_gets_answer_as_the_general_path() {
                     Ok(Some(r)) => {
                         answered += 1;
                         assert_eq!(Ok(r.cells), general, "step {step}: {get:?}");
+                        match &get.filter {
+                            None => {}
+                            Some(FilterSpec::ColumnCountGet(_) | FilterSpec::Prefix(_)) => {
+                                panic!("step {step}: a row-level filter read from one source")
+                            }
+                            Some(_) => filtered += 1,
+                        }
                     }
                     Ok(None) => left += 1,
                     Err(e) => panic!("step {step}: {get:?}: {e}"),
@@ -147,6 +196,10 @@ fn one_source_gets_answer_as_the_general_path() {
     // in one file), and rows in several or asked of the TTL family.
     assert!(answered > 300, "answered {answered}, left {left}");
     assert!(left > 300, "answered {answered}, left {left}");
+    assert!(
+        filtered > 100,
+        "{filtered} filtered Gets answered from one source"
+    );
 }
 
 #[test]

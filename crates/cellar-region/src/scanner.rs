@@ -129,19 +129,27 @@ impl RegionScanner {
         })
     }
 
-    /// Whether the scan has a filter.
-    pub(crate) fn has_filter(&self) -> bool {
-        self.filter.is_some()
+    /// Whether the scan's filter (if any) decides on cells alone and every family is
+    /// read for every row ([`cellar_filter::Filter::cells_only`]): a Get may then be
+    /// read from one source with the filter asked about its cells.
+    pub(crate) fn filter_cells_only(&self) -> bool {
+        self.essential == self.stores.len() && self.filter.as_ref().is_none_or(|f| f.cells_only())
+    }
+
+    /// The store scanners and the scan's filter, reset for a new row (a Get read from
+    /// one source asks the filter as the store scanners would).
+    pub(crate) fn stores_and_filter_mut(
+        &mut self,
+    ) -> (&mut [StoreScanner], Option<&mut (dyn Filter + 'static)>) {
+        if let Some(f) = &mut self.filter {
+            f.reset();
+        }
+        (&mut self.stores, self.filter.as_deref_mut())
     }
 
     /// The store scanners, in the order rows are assembled from them.
     pub(crate) fn stores(&self) -> &[StoreScanner] {
         &self.stores
-    }
-
-    /// [`RegionScanner::stores`], to be read from.
-    pub(crate) fn stores_mut(&mut self) -> &mut [StoreScanner] {
-        &mut self.stores
     }
 
     fn filter_row_level(&self) -> bool {

@@ -17,6 +17,9 @@ pub struct ColumnPrefix {
 }
 
 impl Filter for ColumnPrefix {
+    fn cells_only(&self) -> bool {
+        true
+    }
     fn filter_cell(&mut self, cell: &Cell) -> ReturnCode {
         let q = cell.qualifier();
         let n = self.prefix.len().min(q.len());
@@ -49,6 +52,9 @@ impl MultipleColumnPrefix {
 }
 
 impl Filter for MultipleColumnPrefix {
+    fn cells_only(&self) -> bool {
+        true
+    }
     fn filter_cell(&mut self, cell: &Cell) -> ReturnCode {
         let q = cell.qualifier().to_vec();
         let lesser = self.prefixes.range(..=q.clone()).next_back().cloned();
@@ -93,6 +99,9 @@ pub struct ColumnRange {
 }
 
 impl Filter for ColumnRange {
+    fn cells_only(&self) -> bool {
+        true
+    }
     fn filter_cell(&mut self, cell: &Cell) -> ReturnCode {
         let q = cell.qualifier();
         if let Some(min) = &self.min {
@@ -126,6 +135,9 @@ pub struct ColumnPagination {
 }
 
 impl Filter for ColumnPagination {
+    fn cells_only(&self) -> bool {
+        true
+    }
     fn reset(&mut self) {
         self.count = 0;
     }
@@ -190,6 +202,9 @@ pub struct FamilyCompare {
 }
 
 impl Filter for FamilyCompare {
+    fn cells_only(&self) -> bool {
+        true
+    }
     fn filter_cell(&mut self, cell: &Cell) -> ReturnCode {
         if !cell.family().is_empty() && !self.cmp.passes(self.op, cell.family()) {
             return ReturnCode::NextRow;
@@ -206,6 +221,9 @@ pub struct QualifierCompare {
 }
 
 impl Filter for QualifierCompare {
+    fn cells_only(&self) -> bool {
+        true
+    }
     fn filter_cell(&mut self, cell: &Cell) -> ReturnCode {
         if !self.cmp.passes(self.op, cell.qualifier()) {
             return ReturnCode::Skip;
@@ -232,6 +250,9 @@ impl Timestamps {
 }
 
 impl Filter for Timestamps {
+    fn cells_only(&self) -> bool {
+        true
+    }
     fn filter_cell(&mut self, cell: &Cell) -> ReturnCode {
         let ts = cell.timestamp();
         if self.set.contains(&ts) {
@@ -268,6 +289,9 @@ pub struct KeyOnly {
 }
 
 impl Filter for KeyOnly {
+    fn cells_only(&self) -> bool {
+        true
+    }
     fn filter_cell(&mut self, _cell: &Cell) -> ReturnCode {
         ReturnCode::Include
     }
