@@ -184,7 +184,15 @@ fn next(call: &Call<'_>, g: &mut OpenScanner, id: u64, req: &pb::ScanRequest) ->
     if req.close_scanner.unwrap_or(false) || !more_in_region || scan_over {
         scanners.close(id);
     }
-    let mut cells = Vec::new();
+    // The call's cell block at its full size at once: grown a row at a time, a block
+    // of a hundred rows is copied over and over as it doubles.
+    let mut cells = Vec::with_capacity(call.conn.codec.map_or(0, |codec| {
+        results
+            .iter()
+            .flat_map(|r| &r.cells)
+            .map(|c| codec.block_size(c))
+            .sum()
+    }));
     let beat = heartbeat.is_some() && results.is_empty();
     let mut resp = pb::ScanResponse {
         scanner_id: Some(id),
