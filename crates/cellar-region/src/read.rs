@@ -95,11 +95,8 @@ impl Region {
                 scan.raw,
                 now,
             );
-            let mut scanner =
+            let scanner =
                 StoreScanner::new(heap, Matcher::new(params), self.ctx.config.max_row_size);
-            if !scan.reversed && scan.stop_inclusive && !scan.stop_row.is_empty() {
-                scanner = scanner.ending_at(scan.stop_row.clone());
-            }
             scanners.push(match on_demand {
                 Some(f) if !f.is_family_essential(family) => scanner.on_demand(),
                 _ => scanner,

@@ -298,6 +298,7 @@ impl RegionScanner {
             let Some((row, mut idx, returned_before)) = self.current.take() else {
                 continue;
             };
+            let last = self.is_last_row(&row);
             // Rows of a table tend to be alike: room for as many cells as the last.
             let mut cells = Vec::with_capacity(self.last_row_cells);
             let (max_cells, max_bytes) = if cut_rows {
@@ -333,6 +334,7 @@ impl RegionScanner {
                     continue;
                 }
                 let filter = self.filter.as_deref_mut();
+                self.stores[idx].set_on_last_row(last);
                 match self.stores[idx]
                     .read_row(&row, filter, &mut cells, max_cells, max_bytes, bytes)?
                 {
@@ -426,8 +428,10 @@ impl RegionScanner {
     }
 
     fn skip_row(&mut self, row: &[u8], hint: Option<Vec<u8>>) -> Result<()> {
+        let last = self.is_last_row(row);
         for s in &mut self.stores {
             if s.peek_row() == Some(row) {
+                s.set_on_last_row(last);
                 s.skip_row(row)?;
             }
             if let Some(h) = &hint {
@@ -435,6 +439,12 @@ impl RegionScanner {
             }
         }
         Ok(())
+    }
+
+    /// Whether no row can follow `row` in this read (a Get's row, an inclusive stop
+    /// row, read forward): its stores then close after it instead of seeking on.
+    fn is_last_row(&self, row: &[u8]) -> bool {
+        !self.scan.reversed && self.scan.stop_inclusive && self.scan.stop_row == row
     }
 
     /// One round trip: Results until `limits.rows` rows, `limits.bytes` bytes or the end.
