@@ -69,6 +69,9 @@ pub struct RegionScanner {
     large_log: Option<LargeLogHook>,
     /// Cells of the last whole row returned: the room the next row's cells start with.
     last_row_cells: usize,
+    /// A row at or past the start was found: rows come in the scan's direction, so
+    /// later ones are past it too and are not compared with it again.
+    past_start: bool,
 }
 
 /// The most cells a row's result reserves room for ahead of reading them.
@@ -126,6 +129,7 @@ impl RegionScanner {
             _reader: reader,
             large_log: None,
             last_row_cells: 0,
+            past_start: false,
         })
     }
 
@@ -238,6 +242,8 @@ impl RegionScanner {
         while !self.done {
             // The row was just found in the one needed family: its store is on it.
             let mut found_in_first = false;
+            // Whether the row just found is the read's last.
+            let mut found_last = None;
             if let (Some(t), Some(row)) = (&limits.time_limit, &skipped) {
                 // Rows were examined and none returned, and time is up: answer with a
                 // heartbeat naming how far the scan got.
@@ -266,15 +272,20 @@ impl RegionScanner {
                     self.done = true;
                     break;
                 };
-                if self.scan.is_past_stop(&row) {
+                let (past_stop, last) = self.against_stop(&row);
+                if past_stop {
                     self.done = true;
                     break;
                 }
-                if self.scan.is_before_start(&row) {
-                    self.skip_row(&row, None)?;
-                    skipped = Some(row);
-                    continue;
+                if !self.past_start {
+                    if self.scan.is_before_start(&row) {
+                        self.skip_row(&row, None)?;
+                        skipped = Some(row);
+                        continue;
+                    }
+                    self.past_start = true;
                 }
+                found_last = Some(last);
                 if let Some(f) = &mut self.filter {
                     f.reset();
                     if f.filter_row_key(&row) {
@@ -298,7 +309,7 @@ impl RegionScanner {
             let Some((row, mut idx, returned_before)) = self.current.take() else {
                 continue;
             };
-            let last = self.is_last_row(&row);
+            let last = found_last.unwrap_or_else(|| self.is_last_row(&row));
             // Rows of a table tend to be alike: room for as many cells as the last.
             let mut cells = Vec::with_capacity(self.last_row_cells);
             let (max_cells, max_bytes) = if cut_rows {
@@ -439,6 +450,26 @@ impl RegionScanner {
             }
         }
         Ok(())
+    }
+
+    /// Whether `row` is past the stop row, and whether it is the read's last (see
+    /// [`RegionScanner::is_last_row`]), from one comparison.
+    fn against_stop(&self, row: &[u8]) -> (bool, bool) {
+        let scan = &self.scan;
+        if scan.stop_row.is_empty() {
+            return (false, false);
+        }
+        let cmp = row.cmp(scan.stop_row.as_slice());
+        let beyond = if scan.reversed {
+            cmp == std::cmp::Ordering::Less
+        } else {
+            cmp == std::cmp::Ordering::Greater
+        };
+        let at_stop = cmp == std::cmp::Ordering::Equal;
+        (
+            beyond || (at_stop && !scan.stop_inclusive),
+            at_stop && !scan.reversed && scan.stop_inclusive,
+        )
     }
 
     /// Whether no row can follow `row` in this read (a Get's row, an inclusive stop

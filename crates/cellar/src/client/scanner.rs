@@ -37,6 +37,9 @@ pub struct ClientScanner {
     region: RegionScanner,
     limits: CallLimits,
     cache: Cache,
+    /// Results of the last call not yet looked at, in order.
+    incoming: std::vec::IntoIter<RowResult>,
+    /// Results stitched or split from them, ready to go out.
     ready: VecDeque<RowResult>,
     more: bool,
     /// A call found nothing once the filter was done: the whole scan is over, not
@@ -86,6 +89,7 @@ impl ClientScanner {
                 allow_partial: true,
             },
             cache,
+            incoming: Vec::new().into_iter(),
             ready: VecDeque::new(),
             more: true,
             scan_over: false,
@@ -94,11 +98,14 @@ impl ClientScanner {
         }
     }
 
-    fn add(&mut self, r: RowResult) -> Result<()> {
+    /// Takes in one Result of a call: returns it when it can go out as it is (a whole
+    /// row, the common case), or holds it in the cache (fragments stitched or split,
+    /// then ready).
+    fn add(&mut self, r: RowResult) -> Result<Option<RowResult>> {
         match &mut self.cache {
             Cache::AllowPartial => {
                 if !r.cells.is_empty() {
-                    self.ready.push_back(r);
+                    return Ok(Some(r));
                 }
             }
             Cache::Complete { row, bytes } => {
@@ -108,9 +115,9 @@ impl ClientScanner {
                         return Err(row_too_big(self.max_row_size, &r.row));
                     }
                     if !r.cells.is_empty() {
-                        self.ready.push_back(r);
+                        return Ok(Some(r));
                     }
-                    return Ok(());
+                    return Ok(None);
                 }
                 let acc = row.get_or_insert_with(|| RowResult {
                     row: r.row.clone(),
@@ -124,9 +131,7 @@ impl ClientScanner {
                 if !r.partial {
                     let done = row.take();
                     *bytes = 0;
-                    if let Some(d) = done.filter(|d| !d.cells.is_empty()) {
-                        self.ready.push_back(d);
-                    }
+                    return Ok(done.filter(|d| !d.cells.is_empty()));
                 }
             }
             Cache::Batch { batch, row } => {
@@ -157,7 +162,7 @@ impl ClientScanner {
                 }
             }
         }
-        Ok(())
+        Ok(None)
     }
 
     /// Whether the scan ends with this region (its filter is done).
@@ -171,6 +176,14 @@ impl ClientScanner {
             if let Some(r) = self.ready.pop_front() {
                 return Ok(Some(r));
             }
+            // The call's Results are taken in one at a time: a whole row goes out
+            // without being moved into the queue.
+            if let Some(r) = self.incoming.next() {
+                if let Some(out) = self.add(r)? {
+                    return Ok(Some(out));
+                }
+                continue;
+            }
             if !self.more {
                 return Ok(None);
             }
@@ -181,10 +194,7 @@ impl ClientScanner {
                 self.scan_over = true;
                 self.more = false;
             }
-            self.ready.reserve(results.len());
-            for r in results {
-                self.add(r)?;
-            }
+            self.incoming = results.into_iter();
         }
     }
 }
@@ -199,6 +209,7 @@ impl Iterator for ClientScanner {
             Err(e) => {
                 self.more = false;
                 self.ready.clear();
+                self.incoming = Vec::new().into_iter();
                 Some(Err(e))
             }
         }
