@@ -155,6 +155,7 @@ impl Matcher {
         self.in_row = true;
     }
 
+    #[inline]
     fn enter(&mut self, cell: &Cell) {
         let new_column = if self.in_row {
             self.deletes.enter_column(cell)
@@ -195,6 +196,7 @@ impl Matcher {
 
     /// The verdict on `cell` (cells must arrive in HBase order), asking `filter` about
     /// cells that pass deletes, time range, columns and the family's versions.
+    #[inline]
     pub fn match_cell(
         &mut self,
         cell: &Cell,
@@ -209,6 +211,19 @@ impl Matcher {
         {
             return self.match_put(cell);
         }
+        self.match_entered(cell, filter)
+    }
+
+    /// [`Matcher::match_cell`] past its common case (a put of a plain read with no
+    /// filter, pending skip or marker), once the cell's column is entered: kept out
+    /// of line, so that the common case inlined into the store scanner's loop does
+    /// not pay the general path's register saves on every cell.
+    #[inline(never)]
+    fn match_entered(
+        &mut self,
+        cell: &Cell,
+        filter: Option<&mut (dyn Filter + 'static)>,
+    ) -> MatchCode {
         // A pending skip never outlives its row (reversed scans visit smaller rows next).
         if let Some(Pending::Until(k)) = &self.pending {
             if KeyRef::parse(k)

@@ -185,15 +185,17 @@ impl StoreScanner {
                     | MatchCode::IncludeAndSeekNextCol
                     | MatchCode::IncludeAndSeekNextRow
             );
-            let cell = if include {
+            // Limits apply between cells, once this call has something to return.
+            let limited = !out.is_empty() && (out.len() >= max_cells || *bytes >= max_bytes);
+            if include {
+                // Straight into the row's cells (taken back below if over a limit): an
+                // included cell is not moved through temporaries on the way.
                 let c = cell.clone();
-                Some(match filter.as_deref() {
+                out.push(match filter.as_deref() {
                     Some(f) => f.transform_cell(c),
                     None => c,
-                })
-            } else {
-                None
-            };
+                });
+            }
             let ends_row = matches!(
                 code,
                 MatchCode::IncludeAndSeekNextRow | MatchCode::SeekNextRow
@@ -247,14 +249,16 @@ impl StoreScanner {
                     }
                 }
             }
-            if let Some(c) = cell {
-                // Limits apply between cells, once this call has something to return.
-                if !out.is_empty() && (out.len() >= max_cells || *bytes >= max_bytes) {
-                    self.pending = Some((c, ends_row));
+            if include {
+                if limited {
+                    if let Some(c) = out.pop() {
+                        self.pending = Some((c, ends_row));
+                    }
                     return Ok(RowProgress::More);
                 }
-                self.account(row, &c, &mut size, bytes)?;
-                out.push(c);
+                if let Some(c) = out.last() {
+                    self.account(row, c, &mut size, bytes)?;
+                }
             }
             if ends_row {
                 self.close_if_done(filter.as_deref());
