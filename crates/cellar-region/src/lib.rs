@@ -13,6 +13,7 @@ pub mod cursor;
 pub mod delete_tracker;
 pub mod descriptor;
 mod error;
+mod get_room;
 pub mod heap;
 pub mod large_log;
 pub mod manifest;

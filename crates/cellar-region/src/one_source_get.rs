@@ -50,7 +50,7 @@ pub(crate) fn read(scanner: &mut RegionScanner, row: &[u8], cells: usize) -> Res
     if !alone {
         return Ok(Outcome::Scan);
     }
-    let mut out = Vec::with_capacity(cells.min(256));
+    let mut out = Vec::with_capacity(cells);
     let mut column = ColumnKey::default();
     let (stores, mut filter) = scanner.stores_and_filter_mut();
     for s in stores {

@@ -2,8 +2,6 @@
 //! family, matched against the read's versions, time range and columns, the filter
 //! applied), a Get as a one-row scan, and the large-response log of both.
 
-use std::sync::atomic::Ordering;
-
 use cellar_types::KeyRef;
 
 use crate::error::{RegionError, Result};
@@ -129,11 +127,7 @@ impl Region {
         }
         let mut result = match next? {
             Some(r) if r.row == get.row => {
-                // Written only when it changes: Gets of alike rows on several threads
-                // then share the line instead of taking it from each other.
-                if self.get_row_cells.load(Ordering::Relaxed) != r.cells.len() {
-                    self.get_row_cells.store(r.cells.len(), Ordering::Relaxed);
-                }
+                self.get_room.note(&r.row, r.cells.len());
                 r
             }
             _ => RowResult {
@@ -169,7 +163,7 @@ impl Region {
     /// the Get has no filter (`one_source_get.rs`), otherwise by the one-row scan
     /// opened for it.
     fn get_row(&self, get: &Get) -> Result<Option<RowResult>> {
-        let cells = self.get_row_cells.load(Ordering::Relaxed);
+        let cells = self.get_room.room(&get.row);
         let mut scanner = self.scanner_inner(get.to_scan(), Some(&get.row))?;
         match one_source_get::read(&mut scanner, &get.row, cells)? {
             Outcome::Row(row) => Ok(Some(row)),

@@ -123,9 +123,8 @@ pub struct Region {
     /// Compaction requests sent to the maintenance task and not yet handled.
     compactions_queued: AtomicUsize,
     pub(crate) flush_requested: AtomicBool,
-    /// Cells of the last row a Get returned: the room the next Get's result starts
-    /// with (rows of a table tend to be alike).
-    pub(crate) get_row_cells: AtomicUsize,
+    /// The room a Get's result starts with (`get_room.rs`).
+    pub(crate) get_room: crate::get_room::GetRoom,
     closed: AtomicBool,
     pub metrics: RegionMetrics,
     seed: u64,
@@ -202,7 +201,7 @@ impl Region {
             compact_lock: Mutex::new(()),
             compactions_queued: AtomicUsize::new(0),
             flush_requested: AtomicBool::new(false),
-            get_row_cells: AtomicUsize::new(0),
+            get_room: Default::default(),
             closed: AtomicBool::new(false),
             metrics: RegionMetrics::default(),
             seed,

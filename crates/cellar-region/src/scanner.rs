@@ -89,10 +89,11 @@ pub struct LargeLogHook {
 }
 
 impl RegionScanner {
-    /// Room for `cells` cells (at most [`MAX_CELLS_RESERVED`]) in the first row's
-    /// result, as later rows get room for as many as the row before.
+    /// Room for `cells` cells in the first row's result (a Get's, sized by the
+    /// region's `GetRoom`), as later rows get room for as many as the row before (at
+    /// most [`MAX_CELLS_RESERVED`]).
     pub fn reserve_row_cells(&mut self, cells: usize) {
-        self.last_row_cells = cells.min(MAX_CELLS_RESERVED);
+        self.last_row_cells = cells;
     }
 
     pub fn new(
