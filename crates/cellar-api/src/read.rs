@@ -341,8 +341,14 @@ impl Scan {
 
     /// Whether `row` is past the stop row (in the scan's direction).
     pub fn is_past_stop(&self, row: &[u8]) -> bool {
+        self.against_stop(row).0
+    }
+
+    /// Whether `row` is past the stop row, and whether it is the scan's last possible
+    /// row (the inclusive stop row, read forward), from one comparison.
+    pub fn against_stop(&self, row: &[u8]) -> (bool, bool) {
         if self.stop_row.is_empty() {
-            return false;
+            return (false, false);
         }
         let cmp = row.cmp(self.stop_row.as_slice());
         let beyond = if self.reversed {
@@ -350,7 +356,11 @@ impl Scan {
         } else {
             cmp == std::cmp::Ordering::Greater
         };
-        beyond || (cmp == std::cmp::Ordering::Equal && !self.stop_inclusive)
+        let at_stop = cmp == std::cmp::Ordering::Equal;
+        (
+            beyond || (at_stop && !self.stop_inclusive),
+            at_stop && !self.reversed && self.stop_inclusive,
+        )
     }
 
     /// Whether `row` comes before the start (an exclusive start row itself, or, reversed,
@@ -366,5 +376,36 @@ impl Scan {
             cmp == std::cmp::Ordering::Less
         };
         before || (cmp == std::cmp::Ordering::Equal && !self.start_inclusive)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Scan;
+
+    /// One comparison with the stop row: past it (exclusive stop, either direction),
+    /// and the last possible row (inclusive stop, forward only).
+    #[test]
+    fn against_stop_tells_past_and_last() {
+        let open = Scan::new();
+        assert_eq!(open.against_stop(b"zzz"), (false, false));
+        let inclusive = Scan::new().with_stop_row("m", true);
+        assert_eq!(inclusive.against_stop(b"a"), (false, false));
+        assert_eq!(inclusive.against_stop(b"m"), (false, true));
+        assert_eq!(inclusive.against_stop(b"n"), (true, false));
+        let exclusive = Scan::new().with_stop_row("m", false);
+        assert_eq!(exclusive.against_stop(b"m"), (true, false));
+        assert_eq!(exclusive.against_stop(b"l"), (false, false));
+        let back = Scan::new().with_stop_row("m", true).reversed(true);
+        assert_eq!(back.against_stop(b"n"), (false, false));
+        assert_eq!(
+            back.against_stop(b"m"),
+            (false, false),
+            "a reversed read goes on below"
+        );
+        assert_eq!(back.against_stop(b"l"), (true, false));
+        for (scan, row) in [(&inclusive, &b"n"[..]), (&exclusive, b"m"), (&back, b"a")] {
+            assert_eq!(scan.is_past_stop(row), scan.against_stop(row).0);
+        }
     }
 }

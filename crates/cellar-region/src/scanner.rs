@@ -273,7 +273,7 @@ impl RegionScanner {
                     self.done = true;
                     break;
                 };
-                let (past_stop, last) = self.against_stop(&row);
+                let (past_stop, last) = self.scan.against_stop(&row);
                 if past_stop {
                     self.done = true;
                     break;
@@ -451,26 +451,6 @@ impl RegionScanner {
             }
         }
         Ok(())
-    }
-
-    /// Whether `row` is past the stop row, and whether it is the read's last (see
-    /// [`RegionScanner::is_last_row`]), from one comparison.
-    fn against_stop(&self, row: &[u8]) -> (bool, bool) {
-        let scan = &self.scan;
-        if scan.stop_row.is_empty() {
-            return (false, false);
-        }
-        let cmp = row.cmp(scan.stop_row.as_slice());
-        let beyond = if scan.reversed {
-            cmp == std::cmp::Ordering::Less
-        } else {
-            cmp == std::cmp::Ordering::Greater
-        };
-        let at_stop = cmp == std::cmp::Ordering::Equal;
-        (
-            beyond || (at_stop && !scan.stop_inclusive),
-            at_stop && !scan.reversed && scan.stop_inclusive,
-        )
     }
 
     /// Whether no row can follow `row` in this read (a Get's row, an inclusive stop
